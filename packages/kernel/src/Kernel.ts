@@ -1,0 +1,56 @@
+import * as Path from "node:path"
+import type { SqlClient } from "@effect/sql"
+import { Effect, Layer, type Redacted } from "effect"
+import * as AccessTokens from "./auth/AccessTokens.js"
+import * as Auth from "./auth/Auth.js"
+import * as AuthConfig from "./auth/AuthConfig.js"
+import * as PasswordHasher from "./auth/PasswordHasher.js"
+import * as SigningSecret from "./auth/SigningSecret.js"
+import * as SqlAuthStore from "./auth/SqlAuthStore.js"
+import * as Ids from "./ids/Ids.js"
+import * as RateLimiter from "./ratelimit/RateLimiter.js"
+import * as SqliteStorage from "./storage/SqliteStorage.js"
+import type { StorageError } from "./storage/StorageError.js"
+
+export interface KernelOptions {
+  /** Where the SQLite database and the generated signing secret live. */
+  readonly dataDir: string
+  /** Storage providing `SqlClient`; default `SqliteStorage.layer` on `<dataDir>/aide.db`. */
+  readonly storage?: Layer.Layer<SqlClient.SqlClient, StorageError>
+  /** Access-token key (≥ 32 bytes); default: generated once into `<dataDir>/jwt-secret` (0600). */
+  readonly signingSecret?: Redacted.Redacted<Uint8Array>
+  /** Token lifetimes and password rules; default SPEC values. */
+  readonly auth?: Partial<AuthConfig.AuthSettings>
+  /** Default: argon2id with OWASP parameters. */
+  readonly passwordHasher?: Layer.Layer<PasswordHasher.PasswordHasher>
+  /** Default: in-memory fixed windows. */
+  readonly rateLimiter?: Layer.Layer<RateLimiter.RateLimiter>
+}
+
+/** Everything the default kernel provides. */
+export type KernelServices = Auth.Auth | RateLimiter.RateLimiter | SqlClient.SqlClient
+
+export type KernelError = StorageError | SigningSecret.SigningSecretError
+
+/**
+ * The default composition of the kernel: SQLite storage in `dataDir`, argon2id, in-memory rate
+ * limits. Every part can be replaced through `options`, or by composing the Layers yourself.
+ *
+ * @example
+ * const kernel = Kernel.layer({ dataDir: "./.aide" })
+ * const program = Effect.flatMap(Auth.Auth, (auth) => auth.isSetup)
+ * Effect.runPromise(Effect.provide(program, kernel))
+ */
+export const layer = (options: KernelOptions): Layer.Layer<KernelServices, KernelError> => {
+  const storage = options.storage ?? SqliteStorage.layer({ filename: Path.join(options.dataDir, "aide.db") })
+  const secret =
+    options.signingSecret === undefined
+      ? SigningSecret.loadOrCreate(Path.join(options.dataDir, "jwt-secret"))
+      : Effect.succeed(options.signingSecret)
+  const accessTokens = Layer.unwrapEffect(Effect.map(secret, (key) => AccessTokens.layer({ secret: key })))
+  const auth = Auth.layer.pipe(
+    Layer.provide([SqlAuthStore.layer, options.passwordHasher ?? PasswordHasher.layer, accessTokens, Ids.layer]),
+    Layer.provide(AuthConfig.layer(options.auth)),
+  )
+  return Layer.mergeAll(auth, options.rateLimiter ?? RateLimiter.layerMemory).pipe(Layer.provideMerge(storage))
+}

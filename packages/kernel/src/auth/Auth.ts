@@ -1,0 +1,260 @@
+import * as Crypto from "node:crypto"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { Ids } from "../ids/Ids.js"
+import type { StorageError } from "../storage/StorageError.js"
+import { AccessTokens } from "./AccessTokens.js"
+import { AuthConfig } from "./AuthConfig.js"
+import {
+  AlreadySetup,
+  InvalidCredentials,
+  InvalidPassword,
+  InvalidRefreshToken,
+  SessionNotFound,
+  SetupRequired,
+  Unauthenticated,
+} from "./AuthErrors.js"
+import type { ClientInfo, Principal, Session, TokenPair } from "./AuthModel.js"
+import { AuthStore } from "./AuthStore.js"
+import { PasswordHasher } from "./PasswordHasher.js"
+
+/**
+ * The owner's password, sessions and tokens. A session is a device: it owns one refresh-token
+ * chain and every access token issued from it, so revoking it ends all of them at once.
+ */
+export class Auth extends Context.Tag("@aide/kernel/Auth")<
+  Auth,
+  {
+    /** True once a password exists. */
+    readonly isSetup: Effect.Effect<boolean, StorageError>
+    readonly setup: (
+      password: string,
+      client: ClientInfo,
+    ) => Effect.Effect<TokenPair, AlreadySetup | InvalidPassword | StorageError>
+    readonly login: (
+      password: string,
+      client: ClientInfo,
+    ) => Effect.Effect<TokenPair, SetupRequired | InvalidCredentials | StorageError>
+    /** Rotates the refresh token; replaying a rotated one revokes its whole session. */
+    readonly refresh: (refreshToken: string) => Effect.Effect<TokenPair, InvalidRefreshToken | StorageError>
+    /** Verifies an access token and that its session is still active. */
+    readonly authenticate: (accessToken: string) => Effect.Effect<Principal, Unauthenticated | StorageError>
+    readonly logout: (principal: Principal) => Effect.Effect<void, StorageError>
+    /** Checks the current password, replaces it, revokes every session, and opens a new one. */
+    readonly changePassword: (input: {
+      readonly currentPassword: string
+      readonly newPassword: string
+      readonly client: ClientInfo
+    }) => Effect.Effect<TokenPair, InvalidCredentials | InvalidPassword | SetupRequired | StorageError>
+    readonly listSessions: (principal: Principal) => Effect.Effect<ReadonlyArray<Session>, StorageError>
+    /** Revokes one session; `loggedOut` is true when it was the caller's own. */
+    readonly revokeSession: (
+      principal: Principal,
+      sessionId: string,
+    ) => Effect.Effect<{ readonly loggedOut: boolean }, SessionNotFound | StorageError>
+    /** Revokes every session, the caller's included; returns how many were active. */
+    readonly revokeAllSessions: Effect.Effect<number, StorageError>
+  }
+>() {}
+
+const refreshTokenPrefix = "aide_rt_"
+/** Revoked and expired sessions are kept this long (visible to an operator), then purged. */
+const sessionRetention = Duration.days(30)
+
+const sha256 = (value: string) => Crypto.createHash("sha256").update(value).digest("base64url")
+
+export const make = Effect.gen(function* () {
+  const config = yield* AuthConfig
+  const store = yield* AuthStore
+  const hasher = yield* PasswordHasher
+  const accessTokens = yield* AccessTokens
+  const ids = yield* Ids
+
+  // Sessions known to be active. Revocation in this process evicts at once; see docs/auth.md
+  // for replicas sharing one database.
+  const activeSessions = new Set<string>()
+  let setupSeen = false
+
+  const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+  const checkNewPassword = (password: string) => {
+    const length = [...password].length
+    if (length < config.minPasswordLength) {
+      return Effect.fail(
+        new InvalidPassword({ message: `password must be at least ${config.minPasswordLength} characters` }),
+      )
+    }
+    if (length > config.maxPasswordLength) {
+      return Effect.fail(
+        new InvalidPassword({ message: `password must be at most ${config.maxPasswordLength} characters` }),
+      )
+    }
+    return Effect.void
+  }
+
+  const newRefreshToken = Effect.map(ids.secret(32), (secret) => refreshTokenPrefix + secret)
+
+  const pair = (sessionId: string, refreshToken: string, refreshExpiresAt: Date) =>
+    Effect.map(
+      accessTokens.issue(sessionId),
+      ({ token, expiresAt }): TokenPair => ({ token, refreshToken, expiresAt, refreshExpiresAt }),
+    )
+
+  const startSession = Effect.fn("Auth.startSession")(function* (client: ClientInfo) {
+    const issuedAt = yield* now
+    const expiresAt = new Date(issuedAt.getTime() + Duration.toMillis(config.refreshTokenTtl))
+    const sessionId = yield* ids.uuid
+    const refreshToken = yield* newRefreshToken
+    yield* store.purgeSessions(new Date(issuedAt.getTime() - Duration.toMillis(sessionRetention)).toISOString())
+    yield* store.createSession(
+      {
+        id: sessionId,
+        createdAt: issuedAt.toISOString(),
+        expiresAt: expiresAt.toISOString(),
+        userAgent: client.userAgent,
+        ip: client.ip,
+      },
+      sha256(refreshToken),
+    )
+    activeSessions.add(sessionId)
+    return yield* pair(sessionId, refreshToken, expiresAt)
+  })
+
+  const forget = (sessionIds: Iterable<string>) => {
+    for (const id of sessionIds) activeSessions.delete(id)
+  }
+
+  const isSetup = Effect.suspend(() =>
+    setupSeen
+      ? Effect.succeed(true)
+      : Effect.map(store.passwordHash, (hash) => {
+          setupSeen = Option.isSome(hash)
+          return setupSeen
+        }),
+  )
+
+  const setup = Effect.fn("Auth.setup")(function* (password: string, client: ClientInfo) {
+    if (Option.isSome(yield* store.passwordHash)) return yield* new AlreadySetup()
+    yield* checkNewPassword(password)
+    const hash = yield* hasher.hash(password)
+    // Two concurrent setups both pass the check above; the insert lets only one win.
+    if (!(yield* store.createOwner(hash, (yield* now).toISOString()))) return yield* new AlreadySetup()
+    setupSeen = true
+    return yield* startSession(client)
+  })
+
+  const verifyPassword = Effect.fn("Auth.verifyPassword")(function* (password: string) {
+    const hash = yield* store.passwordHash
+    if (Option.isNone(hash)) return yield* new SetupRequired()
+    // Over-long input is rejected unhashed (no hashing DoS), with the same error as a wrong password.
+    if (password.length > config.maxPasswordLength * 4) return yield* new InvalidCredentials()
+    if (!(yield* hasher.verify(hash.value, password))) return yield* new InvalidCredentials()
+  })
+
+  const login = Effect.fn("Auth.login")(function* (password: string, client: ClientInfo) {
+    yield* verifyPassword(password)
+    return yield* startSession(client)
+  })
+
+  const refresh = Effect.fn("Auth.refresh")(function* (refreshToken: string) {
+    const hash = sha256(refreshToken)
+    const rotatedAt = yield* now
+    const expiresAt = new Date(rotatedAt.getTime() + Duration.toMillis(config.refreshTokenTtl))
+    const nextToken = yield* newRefreshToken
+    const sessionId = yield* store.rotateRefreshToken({
+      hash,
+      nextHash: sha256(nextToken),
+      now: rotatedAt.toISOString(),
+      expiresAt: expiresAt.toISOString(),
+    })
+    if (Option.isSome(sessionId)) return yield* pair(sessionId.value, nextToken, expiresAt)
+    // Reuse detection (RFC 9700 §4.14.2): a rotated token presented again means it leaked,
+    // so the whole session it belongs to is revoked.
+    const known = yield* store.findRefreshToken(hash)
+    if (Option.isSome(known) && known.value.rotatedAt !== null) {
+      yield* store.revokeSession(known.value.sessionId, rotatedAt.toISOString())
+      forget([known.value.sessionId])
+      yield* Effect.logWarning("refresh token reused: session revoked").pipe(
+        Effect.annotateLogs({ sessionId: known.value.sessionId }),
+      )
+    }
+    return yield* new InvalidRefreshToken()
+  })
+
+  const authenticate = (accessToken: string) =>
+    accessTokens.verify(accessToken).pipe(
+      Effect.mapError(() => new Unauthenticated()),
+      Effect.flatMap(({ sessionId }) => {
+        if (activeSessions.has(sessionId)) return Effect.succeed<Principal>({ sessionId })
+        return Effect.flatMap(now, (at) => store.isSessionActive(sessionId, at.toISOString())).pipe(
+          Effect.flatMap((active) => {
+            if (!active) return Effect.fail(new Unauthenticated())
+            activeSessions.add(sessionId)
+            return Effect.succeed<Principal>({ sessionId })
+          }),
+        )
+      }),
+    )
+
+  const logout = Effect.fn("Auth.logout")(function* (principal: Principal) {
+    forget([principal.sessionId])
+    yield* store.revokeSession(principal.sessionId, (yield* now).toISOString())
+  })
+
+  const changePassword = Effect.fn("Auth.changePassword")(function* (input: {
+    readonly currentPassword: string
+    readonly newPassword: string
+    readonly client: ClientInfo
+  }) {
+    yield* verifyPassword(input.currentPassword)
+    yield* checkNewPassword(input.newPassword)
+    const hash = yield* hasher.hash(input.newPassword)
+    forget(yield* store.replacePassword(hash, (yield* now).toISOString()))
+    activeSessions.clear()
+    return yield* startSession(input.client)
+  })
+
+  const listSessions = Effect.fn("Auth.listSessions")(function* (principal: Principal) {
+    const rows = yield* store.listActiveSessions((yield* now).toISOString())
+    return rows.map(
+      (row): Session => ({
+        id: row.id,
+        createdAt: new Date(row.createdAt),
+        expiresAt: new Date(row.expiresAt),
+        userAgent: row.userAgent,
+        ip: row.ip,
+        current: row.id === principal.sessionId,
+      }),
+    )
+  })
+
+  const revokeSession = Effect.fn("Auth.revokeSession")(function* (principal: Principal, sessionId: string) {
+    forget([sessionId])
+    if (!(yield* store.revokeSession(sessionId, (yield* now).toISOString()))) {
+      return yield* new SessionNotFound({ id: sessionId })
+    }
+    return { loggedOut: sessionId === principal.sessionId }
+  })
+
+  const revokeAllSessions = Effect.gen(function* () {
+    const revoked = yield* store.revokeAllSessions((yield* now).toISOString())
+    activeSessions.clear()
+    return revoked.length
+  }).pipe(Effect.withSpan("Auth.revokeAllSessions"))
+
+  return Auth.of({
+    isSetup,
+    setup,
+    login,
+    refresh,
+    authenticate,
+    logout,
+    changePassword,
+    listSessions,
+    revokeSession,
+    revokeAllSessions,
+  })
+})
+
+/** `Auth` over an `AuthStore`, a `PasswordHasher`, `AccessTokens`, `Ids` and `AuthConfig`. */
+export const layer: Layer.Layer<Auth, never, AuthConfig | AuthStore | PasswordHasher | AccessTokens | Ids> =
+  Layer.effect(Auth, make)

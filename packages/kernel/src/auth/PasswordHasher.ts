@@ -1,0 +1,41 @@
+import * as Argon2 from "argon2"
+import { Context, Effect, Layer } from "effect"
+
+/** Hashes and verifies the owner's password. Swap the Layer to trade cost for speed (tests). */
+export class PasswordHasher extends Context.Tag("@aide/kernel/PasswordHasher")<
+  PasswordHasher,
+  {
+    /** A PHC string (`$argon2id$v=19$m=…`), salt included. */
+    readonly hash: (password: string) => Effect.Effect<string>
+    /** Constant-time check of `password` against a stored PHC string; false for a malformed hash. */
+    readonly verify: (hash: string, password: string) => Effect.Effect<boolean>
+  }
+>() {}
+
+export interface Argon2Params {
+  /** KiB of memory per hash. */
+  readonly memoryCost: number
+  /** Iterations. */
+  readonly timeCost: number
+  readonly parallelism: number
+}
+
+/** OWASP's argon2id minimum (m=19456 KiB, t=2, p=1): ~30 ms per hash on a 2-core machine. */
+export const owasp: Argon2Params = { memoryCost: 19_456, timeCost: 2, parallelism: 1 }
+
+/** The cheapest argon2id parameters the library accepts: for tests only. */
+export const testParams: Argon2Params = { memoryCost: 1024, timeCost: 1, parallelism: 1 }
+
+/** argon2id with the given parameters. Verification reads the parameters from the stored hash. */
+export const layerWith = (params: Argon2Params): Layer.Layer<PasswordHasher> =>
+  Layer.succeed(PasswordHasher, {
+    hash: (password) => Effect.promise(() => Argon2.hash(password, { type: Argon2.argon2id, ...params })),
+    verify: (hash, password) =>
+      Effect.tryPromise(() => Argon2.verify(hash, password)).pipe(Effect.orElseSucceed(() => false)),
+  })
+
+/** argon2id with OWASP parameters. */
+export const layer: Layer.Layer<PasswordHasher> = layerWith(owasp)
+
+/** argon2id at minimal cost, so test suites stay fast. Never use it in production. */
+export const layerTest: Layer.Layer<PasswordHasher> = layerWith(testParams)

@@ -1,0 +1,136 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import { orStorageError } from "../storage/StorageError.js"
+import { AuthStore, type RefreshTokenRow, type SessionRow } from "./AuthStore.js"
+
+const sessionColumns = (sql: SqlClient.SqlClient) =>
+  sql`id, created_at AS "createdAt", expires_at AS "expiresAt", user_agent AS "userAgent", ip`
+
+/** `AuthStore` over any `SqlClient` dialect (SQLite, PostgreSQL): one implementation, one test suite. */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const passwordHash = sql<{ readonly hash: string }>`SELECT password_hash AS "hash" FROM auth_owner WHERE id = 1`.pipe(
+    Effect.map((rows) => Option.fromNullable(rows[0]?.hash)),
+    orStorageError("reading the password hash"),
+  )
+
+  const createOwner = (hash: string, now: string) =>
+    sql`INSERT INTO auth_owner (id, password_hash, created_at, updated_at)
+        VALUES (1, ${hash}, ${now}, ${now})
+        ON CONFLICT (id) DO NOTHING
+        RETURNING id`.pipe(
+      Effect.map((rows) => rows.length === 1),
+      orStorageError("storing the password"),
+    )
+
+  const revokeAll = (now: string) =>
+    sql<{
+      readonly id: string
+    }>`UPDATE auth_sessions SET revoked_at = ${now} WHERE revoked_at IS NULL RETURNING id`.pipe(
+      Effect.map((rows) => rows.map((row) => row.id)),
+    )
+
+  const replacePassword = (hash: string, now: string) =>
+    sql
+      .withTransaction(
+        Effect.zipRight(
+          sql`UPDATE auth_owner SET password_hash = ${hash}, updated_at = ${now} WHERE id = 1`,
+          revokeAll(now),
+        ),
+      )
+      .pipe(orStorageError("replacing the password"))
+
+  const createSession = (session: SessionRow, refreshTokenHash: string) =>
+    sql
+      .withTransaction(
+        Effect.zipRight(
+          sql`INSERT INTO auth_sessions (id, created_at, expires_at, user_agent, ip)
+              VALUES (${session.id}, ${session.createdAt}, ${session.expiresAt}, ${session.userAgent}, ${session.ip})`,
+          sql`INSERT INTO auth_refresh_tokens (token_hash, session_id, created_at, expires_at)
+              VALUES (${refreshTokenHash}, ${session.id}, ${session.createdAt}, ${session.expiresAt})`,
+        ),
+      )
+      .pipe(Effect.asVoid, orStorageError("creating a session"))
+
+  const rotateRefreshToken = (input: {
+    readonly hash: string
+    readonly nextHash: string
+    readonly now: string
+    readonly expiresAt: string
+  }) =>
+    sql
+      .withTransaction(
+        Effect.gen(function* () {
+          // The WHERE clause is the whole decision: of two concurrent rotations of one token,
+          // the database lets exactly one update the row.
+          const rotated = yield* sql<{ readonly sessionId: string }>`
+            UPDATE auth_refresh_tokens SET rotated_at = ${input.now}
+            WHERE token_hash = ${input.hash}
+              AND rotated_at IS NULL
+              AND expires_at > ${input.now}
+              AND session_id IN (SELECT id FROM auth_sessions WHERE revoked_at IS NULL)
+            RETURNING session_id AS "sessionId"`
+          const sessionId = rotated[0]?.sessionId
+          if (sessionId === undefined) return Option.none<string>()
+          yield* sql`INSERT INTO auth_refresh_tokens (token_hash, session_id, created_at, expires_at)
+                     VALUES (${input.nextHash}, ${sessionId}, ${input.now}, ${input.expiresAt})`
+          yield* sql`UPDATE auth_sessions SET expires_at = ${input.expiresAt} WHERE id = ${sessionId}`
+          return Option.some(sessionId)
+        }),
+      )
+      .pipe(orStorageError("rotating a refresh token"))
+
+  const findRefreshToken = (hash: string) =>
+    sql<RefreshTokenRow>`
+      SELECT session_id AS "sessionId", expires_at AS "expiresAt", rotated_at AS "rotatedAt"
+      FROM auth_refresh_tokens WHERE token_hash = ${hash}`.pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0])),
+      orStorageError("reading a refresh token"),
+    )
+
+  const isSessionActive = (id: string, now: string) =>
+    sql`SELECT 1 AS "active" FROM auth_sessions WHERE id = ${id} AND revoked_at IS NULL AND expires_at > ${now}`.pipe(
+      Effect.map((rows) => rows.length === 1),
+      orStorageError("reading a session"),
+    )
+
+  const listActiveSessions = (now: string) =>
+    sql<SessionRow>`SELECT ${sessionColumns(sql)} FROM auth_sessions
+                    WHERE revoked_at IS NULL AND expires_at > ${now}
+                    ORDER BY created_at DESC, id`.pipe(orStorageError("listing sessions"))
+
+  const revokeSession = (id: string, now: string) =>
+    sql`UPDATE auth_sessions SET revoked_at = ${now}
+        WHERE id = ${id} AND revoked_at IS NULL AND expires_at > ${now}
+        RETURNING id`.pipe(
+      Effect.map((rows) => rows.length === 1),
+      orStorageError("revoking a session"),
+    )
+
+  const revokeAllSessions = (now: string) => revokeAll(now).pipe(orStorageError("revoking all sessions"))
+
+  const purgeSessions = (before: string) =>
+    sql<{ readonly id: string }>`DELETE FROM auth_sessions
+        WHERE expires_at < ${before} OR (revoked_at IS NOT NULL AND revoked_at < ${before})
+        RETURNING id`.pipe(
+      Effect.map((rows) => rows.length),
+      orStorageError("purging old sessions"),
+    )
+
+  return AuthStore.of({
+    passwordHash,
+    createOwner,
+    replacePassword,
+    createSession,
+    rotateRefreshToken,
+    findRefreshToken,
+    isSessionActive,
+    listActiveSessions,
+    revokeSession,
+    revokeAllSessions,
+    purgeSessions,
+  })
+})
+
+export const layer: Layer.Layer<AuthStore, never, SqlClient.SqlClient> = Layer.effect(AuthStore, make)

@@ -1,0 +1,5 @@
+/**
+ * @aide/kernel/postgres — the PostgreSQL storage Layer, a separate entry so that servers on the
+ * SQLite default never load the PostgreSQL driver.
+ */
+export * as PostgresStorage from "./storage/PostgresStorage.js"

@@ -1,0 +1,16 @@
+import { Effect, Schema } from "effect"
+
+/** A database failure. Wraps `SqlError` so callers never depend on a driver's error type. */
+export class StorageError extends Schema.TaggedError<StorageError>()("StorageError", {
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect),
+}) {}
+
+/**
+ * Turns every failure of a storage effect into a `StorageError` naming the operation,
+ * keeping the driver's error as the cause for logs (it never reaches an API response).
+ */
+export const orStorageError =
+  (operation: string) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, StorageError, R> =>
+    Effect.mapError(effect, (cause) => new StorageError({ message: `${operation} failed`, cause }))

@@ -1,0 +1,63 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/**
+ * Errors as they travel on the wire: exactly `{ "error": "<code or message>" }` (SPEC
+ * "Errors"), with the status in the contract. In code they are yieldable tagged errors; the
+ * transform drops the `_tag` when encoding, so clients never see it.
+ */
+const wireError = <Self extends { readonly error: string }>(
+  errorClass: new (props: { readonly error: string }) => Self,
+  status: number,
+  description: string,
+) =>
+  Schema.transform(Schema.Struct({ error: Schema.String }), Schema.instanceOf(errorClass), {
+    strict: true,
+    decode: (wire) => new errorClass({ error: wire.error }),
+    encode: (error) => ({ error: error.error }),
+  }).annotations({
+    ...HttpApiSchema.annotations({ status, description }),
+    identifier: `Error${status}`,
+  })
+
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", { error: Schema.String }) {
+  static readonly Wire = wireError(BadRequest, 400, "The request is malformed or fails validation")
+}
+
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { error: Schema.String }) {
+  static readonly Wire = wireError(Unauthorized, 401, "Missing, invalid, expired or revoked credentials")
+  static readonly unauthorized = new Unauthorized({ error: "unauthorized" })
+}
+
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { error: Schema.String }) {
+  static readonly Wire = wireError(Forbidden, 403, "Not allowed in the current state")
+}
+
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { error: Schema.String }) {
+  static readonly Wire = wireError(NotFound, 404, "No such resource")
+}
+
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", { error: Schema.String }) {
+  static readonly Wire = wireError(Conflict, 409, "Conflicts with the current state")
+}
+
+export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", {
+  error: Schema.String,
+}) {
+  static readonly Wire = wireError(TooManyRequests, 429, "Rate limit exceeded; see Retry-After")
+}
+
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { error: Schema.String }) {
+  static readonly Wire = wireError(InternalError, 500, "Unexpected failure; details are in the server log")
+}
+
+/** Tags of the errors above: failures the HttpApi encodes itself. */
+export const wireErrorTags: ReadonlySet<string> = new Set([
+  "BadRequest",
+  "Unauthorized",
+  "Forbidden",
+  "NotFound",
+  "Conflict",
+  "TooManyRequests",
+  "InternalError",
+])

@@ -1,0 +1,117 @@
+import { Auth, type AuthModel } from "@aide/kernel"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { AideApi } from "../api/AideApi.js"
+import { BadRequest, Conflict, Forbidden, NotFound, Unauthorized } from "../api/ApiErrors.js"
+import { CurrentSession } from "../api/Security.js"
+import { clientAddress, type TrustProxy } from "../http/ClientAddress.js"
+
+/** Token responses must never be cached (RFC 6749 §5.1). */
+const noStore = HttpApp.appendPreResponseHandler((_request, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "cache-control", "no-store")),
+)
+
+/** A storage failure is a defect here: the error middleware logs it and answers 500. */
+const dieOnStorageError = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(
+    effect,
+    (error): error is Extract<E, { readonly _tag: "StorageError" }> =>
+      (error as { readonly _tag?: string })._tag === "StorageError",
+    Effect.die,
+  )
+
+const invalidCredentials = () => new Unauthorized({ error: "invalid_credentials" })
+const badPassword = (error: { readonly message: string }) => new BadRequest({ error: error.message })
+
+export const layer = (options: { readonly trustProxy: TrustProxy }) => {
+  const clientInfo = Effect.map(
+    HttpServerRequest.HttpServerRequest,
+    (request): AuthModel.ClientInfo => ({
+      userAgent: request.headers["user-agent"] ?? "",
+      ip: clientAddress(request, options.trustProxy),
+    }),
+  )
+
+  const publicHandlers = HttpApiBuilder.group(AideApi, "authPublic", (handlers) =>
+    Effect.gen(function* () {
+      const auth = yield* Auth.Auth
+      return handlers
+        .handle("setup", ({ payload }) =>
+          Effect.flatMap(clientInfo, (client) => auth.setup(payload.password, client)).pipe(
+            Effect.tap(noStore),
+            Effect.catchTags({
+              AlreadySetup: () => new Conflict({ error: "already_setup" }),
+              InvalidPassword: badPassword,
+            }),
+            dieOnStorageError,
+          ),
+        )
+        .handle("login", ({ payload }) =>
+          Effect.flatMap(clientInfo, (client) => auth.login(payload.password, client)).pipe(
+            Effect.tap(noStore),
+            Effect.catchTags({
+              SetupRequired: () => new Forbidden({ error: "setup_required" }),
+              InvalidCredentials: invalidCredentials,
+            }),
+            dieOnStorageError,
+          ),
+        )
+        .handle("refresh", ({ payload }) =>
+          auth.refresh(payload.refreshToken).pipe(
+            Effect.tap(noStore),
+            Effect.catchTag("InvalidRefreshToken", () => Unauthorized.unauthorized),
+            dieOnStorageError,
+          ),
+        )
+    }),
+  )
+
+  const protectedHandlers = HttpApiBuilder.group(AideApi, "authProtected", (handlers) =>
+    Effect.gen(function* () {
+      const auth = yield* Auth.Auth
+      return handlers
+        .handle("logout", () =>
+          Effect.flatMap(CurrentSession, auth.logout).pipe(Effect.as({ success: true as const }), dieOnStorageError),
+        )
+        .handle("changePassword", ({ payload }) =>
+          Effect.flatMap(clientInfo, (client) =>
+            auth.changePassword({
+              currentPassword: payload.currentPassword,
+              newPassword: payload.newPassword,
+              client,
+            }),
+          ).pipe(
+            Effect.tap(noStore),
+            Effect.catchTags({
+              InvalidCredentials: invalidCredentials,
+              InvalidPassword: badPassword,
+              // Unreachable with a valid session; answered like a wrong password all the same.
+              SetupRequired: invalidCredentials,
+            }),
+            dieOnStorageError,
+          ),
+        )
+        .handle("listSessions", () =>
+          Effect.flatMap(CurrentSession, auth.listSessions).pipe(
+            Effect.map((sessions) => ({ sessions })),
+            dieOnStorageError,
+          ),
+        )
+        .handle("revokeSession", ({ path }) =>
+          Effect.flatMap(CurrentSession, (principal) => auth.revokeSession(principal, path.id)).pipe(
+            Effect.map(({ loggedOut }) => ({ success: true as const, loggedOut })),
+            Effect.catchTag("SessionNotFound", () => new NotFound({ error: "session_not_found" })),
+            dieOnStorageError,
+          ),
+        )
+        .handle("revokeAllSessions", () =>
+          auth.revokeAllSessions.pipe(
+            Effect.map((revoked) => ({ success: true as const, loggedOut: true as const, revoked })),
+            dieOnStorageError,
+          ),
+        )
+    }),
+  )
+
+  return Layer.mergeAll(publicHandlers, protectedHandlers)
+}

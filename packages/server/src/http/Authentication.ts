@@ -1,0 +1,33 @@
+import { Auth } from "@aide/kernel"
+import { HttpServerRequest } from "@effect/platform"
+import { Effect, Layer, Redacted } from "effect"
+import { Unauthorized } from "../api/ApiErrors.js"
+import { Authentication } from "../api/Security.js"
+
+const bearerPrefix = /^bearer /i
+
+/**
+ * Checks the Bearer token of every protected endpoint: a verified JWT whose session is still
+ * active. Verified tokens are cached by `AccessTokens`, sessions by `Auth`, and revocation
+ * evicts at once, so a revoked session's token fails on its very next request.
+ */
+export const layer = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const auth = yield* Auth.Auth
+    return {
+      bearer: (token) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const value = Redacted.value(token)
+          if (value === "" || !bearerPrefix.test(request.headers.authorization ?? "")) {
+            return yield* Unauthorized.unauthorized
+          }
+          return yield* auth.authenticate(value).pipe(
+            Effect.catchTag("Unauthenticated", () => Unauthorized.unauthorized),
+            Effect.orDie,
+          )
+        }),
+    }
+  }),
+)

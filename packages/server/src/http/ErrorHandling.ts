@@ -1,0 +1,82 @@
+import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import { Cause, Effect, Option } from "effect"
+import { wireErrorTags } from "../api/ApiErrors.js"
+
+/** What a client gets instead of HttpApi's own bodies: always `{ "error": ... }`. */
+const errorResponse = (status: number, error: string, headers?: Record<string, string>) =>
+  HttpServerResponse.unsafeJson({ error }, { status, ...(headers ? { headers } : {}) })
+
+/** Endpoints whose SPEC error for an absent or unreadable body is a specific code. */
+const absentBodyErrors: Readonly<Record<string, string>> = {
+  "/api/auth/refresh": "refresh_token_required",
+}
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/** `password: is missing` → `password is required`; annotated messages pass through unchanged. */
+const describeDecodeError = (error: HttpApiDecodeError) => {
+  const issue = error.issues[0]
+  if (issue === undefined) return "invalid request"
+  const field = issue.path.join(".")
+  if (field === "" || issue.message.startsWith(field) || /^[a-z_]+$/.test(issue.message)) return issue.message
+  if (issue.message === "is missing") return `${field} is required`
+  return `${field}: ${issue.message}`
+}
+
+let requestCounter = 0
+const requestIdPrefix = Math.random().toString(36).slice(2, 8)
+
+export interface ErrorHandlingOptions {
+  /** Largest accepted request body in bytes; larger ones get 413. */
+  readonly maxBodyBytes: number
+}
+
+/**
+ * API-wide middleware: body size limit (413), decode failures and malformed JSON (400),
+ * unknown routes (404), and anything unexpected (500 `internal_error`, logged with a request
+ * id that is also sent as `X-Request-Id`). Errors of the contract pass through untouched.
+ */
+export const layer = (options: ErrorHandlingOptions) =>
+  HttpApiBuilder.middleware((app) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const declaredLength = Number(request.headers["content-length"] ?? 0)
+      if (declaredLength > options.maxBodyBytes) {
+        return errorResponse(413, `request body too large (limit ${options.maxBodyBytes} bytes)`, {
+          connection: "close",
+        })
+      }
+      return yield* app.pipe(
+        HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
+        Effect.catchAllCause((cause) => {
+          const failure = Cause.squash(cause) as { readonly _tag?: string; readonly reason?: string }
+          switch (failure?._tag) {
+            case "HttpApiDecodeError":
+              return Effect.succeed(errorResponse(400, describeDecodeError(failure as HttpApiDecodeError)))
+            case "RequestError":
+              if (failure.reason === "Decode") {
+                return Effect.succeed(
+                  errorResponse(400, absentBodyErrors[pathOf(request.url)] ?? "request body must be valid JSON"),
+                )
+              }
+              break
+            case "RouteNotFound":
+              return Effect.succeed(errorResponse(404, "Not found"))
+          }
+          if (failure?._tag !== undefined && wireErrorTags.has(failure._tag) && !Cause.isDie(cause)) {
+            return Effect.failCause(cause)
+          }
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          const requestId = `${requestIdPrefix}-${(++requestCounter).toString(36)}`
+          return Effect.logError("unexpected failure", cause).pipe(
+            Effect.annotateLogs({ requestId, method: request.method, url: pathOf(request.url) }),
+            Effect.as(errorResponse(500, "internal_error", { "x-request-id": requestId })),
+          )
+        }),
+      )
+    }),
+  )

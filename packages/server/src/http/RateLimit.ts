@@ -1,0 +1,56 @@
+import { RateLimiter } from "@aide/kernel"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Duration, Effect, Layer } from "effect"
+import { TooManyRequests } from "../api/ApiErrors.js"
+import { RateLimited } from "../api/Security.js"
+import { clientAddress, type TrustProxy } from "./ClientAddress.js"
+
+/** SPEC "Limits": per client IP, per minute. */
+export const specLimits: Readonly<Record<string, RateLimiter.RateLimit>> = {
+  "/api/auth/setup": { limit: 3, window: Duration.minutes(1) },
+  "/api/auth/login": { limit: 5, window: Duration.minutes(1) },
+  "/api/auth/refresh": { limit: 10, window: Duration.minutes(1) },
+  "/api/auth/change-password": { limit: 3, window: Duration.minutes(1) },
+}
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/**
+ * Counts the request against its route's limit for the client's IP. Headers go on every
+ * response of a limited route, success or error; a request over the limit gets 429.
+ */
+export const layer = (options: {
+  readonly trustProxy: TrustProxy
+  readonly limits?: Readonly<Record<string, RateLimiter.RateLimit>>
+}) =>
+  Layer.effect(
+    RateLimited,
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.RateLimiter
+      const limits = options.limits ?? specLimits
+      return Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const path = pathOf(request.url)
+        const limit = limits[path]
+        if (limit === undefined) return
+        const decision = yield* limiter.consume(`${path} ${clientAddress(request, options.trustProxy)}`, limit)
+        const resetSeconds = Math.max(1, Math.ceil(Duration.toSeconds(decision.resetAfter)))
+        const headers: Record<string, string> = {
+          "x-ratelimit-limit": String(decision.limit),
+          "x-ratelimit-remaining": String(decision.remaining),
+          "x-ratelimit-reset": String(resetSeconds),
+        }
+        if (!decision.allowed) {
+          headers["retry-after"] = String(resetSeconds)
+          headers["cache-control"] = "no-store"
+        }
+        yield* HttpApp.appendPreResponseHandler((_request, response) =>
+          Effect.succeed(HttpServerResponse.setHeaders(response, headers)),
+        )
+        if (!decision.allowed) return yield* new TooManyRequests({ error: "too_many_requests" })
+      })
+    }),
+  )
