@@ -1,0 +1,101 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { PasswordHasher } from "@aide/kernel"
+import { Server, ServerConfig } from "@aide/server"
+import { ManagedRuntime, Option, Redacted } from "effect"
+import { createTestDatabase } from "../../../kernel/test/support/postgres.js"
+
+export type StorageKind = "sqlite" | "postgres"
+
+export interface TestServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string
+  readonly dataDir: string
+  /** Stops the server, closes storage, removes the data directory and any test database. */
+  readonly close: () => Promise<void>
+}
+
+export interface StartOptions extends Partial<Server.ServerOptions> {
+  readonly storage?: StorageKind
+}
+
+/**
+ * The real server on an ephemeral loopback port, as `aide-server` runs it, except that
+ * passwords are hashed at minimal argon2id cost to keep suites fast.
+ */
+export const startServer = async (options: StartOptions = {}): Promise<TestServer> => {
+  const { storage = "sqlite", ...overrides } = options
+  const dataDir = mkdtempSync(join(tmpdir(), "aide-test-"))
+  const database = storage === "postgres" ? await createTestDatabase() : undefined
+  const serverOptions: Server.ServerOptions = {
+    port: 0,
+    host: "127.0.0.1",
+    dataDir,
+    databaseUrl: database ? Option.some(Redacted.make(database.url)) : Option.none(),
+    jwtSecret: Option.none(),
+    trustProxy: { _tag: "None" },
+    maxBodyBytes: ServerConfig.defaultMaxBodyBytes,
+    ...overrides,
+    kernel: { passwordHasher: PasswordHasher.layerTest, ...overrides.kernel },
+  }
+  const runtime = ManagedRuntime.make(Server.layer(serverOptions))
+  const url = await runtime.runPromise(Server.baseUrl)
+  return {
+    url,
+    dataDir,
+    close: async () => {
+      await runtime.dispose()
+      await database?.drop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export interface JsonResponse<T = any> {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: T
+}
+
+/** `fetch` with a JSON body and an optional Bearer token; parses JSON answers. */
+export const request = async <T = any>(
+  url: string,
+  init: {
+    readonly method?: string
+    readonly body?: unknown
+    readonly token?: string
+    readonly headers?: Record<string, string>
+  } = {},
+): Promise<JsonResponse<T>> => {
+  const headers: Record<string, string> = { ...init.headers }
+  if (init.body !== undefined) headers["content-type"] ??= "application/json"
+  if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`
+  const response = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+    headers,
+    ...(init.body === undefined ? {} : { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) }),
+  })
+  const text = await response.text()
+  let body: unknown = text
+  try {
+    body = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body: body as T }
+}
+
+export const password = "correct horse battery staple"
+
+/** Sets the password up and returns the first token pair. */
+export const setup = async (server: TestServer, pw: string = password) => {
+  const response = await request(`${server.url}/api/auth/setup`, { body: { password: pw } })
+  if (response.status !== 201) throw new Error(`setup failed: ${response.status} ${JSON.stringify(response.body)}`)
+  return response.body as { token: string; refreshToken: string; expiresAt: string; refreshExpiresAt: string }
+}
+
+/** Storage kinds to run HTTP suites on: PostgreSQL only when `AIDE_TEST_DATABASE_URL` is set. */
+export const storageKinds: ReadonlyArray<StorageKind> = process.env.AIDE_TEST_DATABASE_URL
+  ? ["sqlite", "postgres"]
+  : ["sqlite"]
