@@ -1,4 +1,9 @@
 import { defineConfig } from "vitest/config"
 import { projects } from "./vitest.workspace.js"
 
-export default defineConfig({ test: { projects } })
+export default defineConfig({
+  test: {
+    projects,
+    reporters: ["default", "./scripts/summary-reporter.ts"],
+  },
+})

@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const workspace = join(root, "..", "..")
@@ -22,7 +22,10 @@ const sources = [join(root, "src"), join(workspace, "packages", "kernel", "src")
 const stale = !existsSync(bundle) || sources.some((dir) => newest(dir) > statSync(bundle).mtimeMs)
 if (stale) {
   console.error("[aide] building the server…")
-  const build = spawnSync("pnpm", ["--filter", "@aide/server...", "run", "build"], {
+  // Under `pnpm start`, npm_execpath is pnpm itself: no global pnpm needed.
+  const execPath = process.env.npm_execpath
+  const [command, args] = execPath ? [process.execPath, [execPath]] : ["pnpm", []]
+  const build = spawnSync(command, [...args, "--filter", "@aide/server...", "run", "build"], {
     cwd: workspace,
     stdio: ["ignore", "inherit", "inherit"],
     shell: process.platform === "win32",
@@ -30,7 +33,6 @@ if (stale) {
   if (build.status !== 0) process.exit(build.status ?? 1)
 }
 
-const { default: _ } = await import(bundle).catch((error) => {
-  console.error(error)
-  process.exit(1)
-})
+// `pnpm start` runs in this package's folder; keep the data where the user ran the command.
+process.env.AIDE_DATA_DIR ??= join(process.env.INIT_CWD ?? workspace, ".aide")
+await import(pathToFileURL(bundle).href)
