@@ -10,16 +10,17 @@ export default defineConfig([
     clean: true,
     target: "node20",
   },
-  // The process: one bundle (fast cold start); native modules and the PostgreSQL driver stay
-  // outside, the latter loaded only when DATABASE_URL is set.
+  // The process: one bundle (fast cold start); native modules stay outside. The PostgreSQL
+  // driver (pure JS, not a dependency of this package) is bundled into a lazy chunk loaded
+  // only when DATABASE_URL is set.
   {
     entry: { main: "src/main.ts" },
     format: ["esm"],
     sourcemap: true,
     target: "node20",
     splitting: true,
-    noExternal: [/^(?!better-sqlite3$|argon2$|pg$|pg-native$).*/],
-    external: ["better-sqlite3", "argon2", "pg", "pg-native"],
+    noExternal: [/^(?!better-sqlite3$|argon2$|pg-native$).*/],
+    external: ["better-sqlite3", "argon2", "pg-native"],
     banner: {
       js: "import { createRequire as __aideCreateRequire } from 'node:module'; const require = __aideCreateRequire(import.meta.url);",
     },

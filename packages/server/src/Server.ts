@@ -31,7 +31,11 @@ export const kernelLayer = (options: ServerOptions) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const signingSecret = Option.isSome(options.jwtSecret)
-        ? yield* SigningSecret.fromString(Redacted.value(options.jwtSecret.value))
+        ? yield* SigningSecret.fromString(Redacted.value(options.jwtSecret.value)).pipe(
+            Effect.mapError(
+              (error) => new SigningSecret.SigningSecretError({ message: `AIDE_JWT_SECRET: ${error.message}` }),
+            ),
+          )
         : undefined
       return Kernel.layer({
         dataDir: options.dataDir,
@@ -53,6 +57,21 @@ export const apiLayer = (options: ServerOptions) =>
   )
 
 /**
+ * Node's `server.close()` stops accepting and drops idle connections, but a keep-alive
+ * connection whose request is in flight stays open for the keep-alive timeout (~5 s) after its
+ * answer, holding up shutdown. Once the server is closing, each answer closes its connection.
+ */
+const createHttpServer = () => {
+  const server = createServer()
+  server.on("request", (_request, response) => {
+    response.on("finish", () => {
+      if (!server.listening) server.closeIdleConnections()
+    })
+  })
+  return server
+}
+
+/**
  * The whole server: kernel, API, OpenAPI at `/api/openapi.json`, docs at `/api/docs`, listening
  * on `options.host:options.port`. Build it (e.g. `Layer.launch`) to serve; closing its scope
  * stops accepting, lets in-flight requests finish and closes the database.
@@ -65,8 +84,11 @@ export const layer = (options: ServerOptions) =>
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
     Layer.provide(ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes })),
     Layer.provide(apiLayer(options)),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host })),
+    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: options.port, host: options.host })),
     Layer.provide(kernelLayer(options)),
+    // Every span (Effect.fn, @effect/sql's per-query spans) becomes a no-op: nothing exports
+    // them yet, and building them cost ~10% of an authenticated request.
+    Layer.provide(Layer.setTracerEnabled(false)),
   )
 
 /** The address the server listens on, as a base URL (`http://127.0.0.1:4111`). */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Cause, Effect, Layer, Logger, LogLevel } from "effect"
 import * as Server from "./Server.js"
 import * as ServerConfig from "./ServerConfig.js"
 
@@ -23,6 +23,13 @@ const program = Effect.gen(function* () {
 const logFormat = process.env.AIDE_LOG_FORMAT === "pretty" ? Logger.pretty : Logger.json
 const logLevel = LogLevel.fromLiteral((process.env.AIDE_LOG_LEVEL ?? "Info") as LogLevel.Literal)
 
-NodeRuntime.runMain(program.pipe(Effect.provide(logFormat), Logger.withMinimumLogLevel(logLevel)), {
+// A startup failure is logged here, inside the JSON logger: runMain's own report (disabled
+// below) would print it outside, as logfmt. The exit code is still 1.
+const reportFailure = Effect.tapErrorCause((cause: Cause.Cause<unknown>) =>
+  Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("startup failed", cause),
+)
+
+NodeRuntime.runMain(program.pipe(reportFailure, Effect.provide(logFormat), Logger.withMinimumLogLevel(logLevel)), {
   disablePrettyLogger: true,
+  disableErrorReporting: true,
 })

@@ -119,8 +119,18 @@ export const make = Effect.gen(function* () {
     return yield* pair(sessionId, refreshToken, expiresAt)
   })
 
+  // Bumped by every revocation, after the database has it: a check that read "active" before
+  // then must not cache the session (it would outlive its revocation in this process).
+  let revocations = 0
+
   const forget = (sessionIds: Iterable<string>) => {
+    revocations += 1
     for (const id of sessionIds) activeSessions.delete(id)
+  }
+
+  const forgetAll = () => {
+    revocations += 1
+    activeSessions.clear()
   }
 
   const isSetup = Effect.suspend(() =>
@@ -185,10 +195,11 @@ export const make = Effect.gen(function* () {
       Effect.mapError(() => new Unauthenticated()),
       Effect.flatMap(({ sessionId }) => {
         if (activeSessions.has(sessionId)) return Effect.succeed<Principal>({ sessionId })
+        const seen = revocations
         return Effect.flatMap(now, (at) => store.isSessionActive(sessionId, at.toISOString())).pipe(
           Effect.flatMap((active) => {
             if (!active) return Effect.fail(new Unauthenticated())
-            activeSessions.add(sessionId)
+            if (revocations === seen) activeSessions.add(sessionId)
             return Effect.succeed<Principal>({ sessionId })
           }),
         )
@@ -196,8 +207,8 @@ export const make = Effect.gen(function* () {
     )
 
   const logout = Effect.fn("Auth.logout")(function* (principal: Principal) {
-    forget([principal.sessionId])
     yield* store.revokeSession(principal.sessionId, (yield* now).toISOString())
+    forget([principal.sessionId])
   })
 
   const changePassword = Effect.fn("Auth.changePassword")(function* (input: {
@@ -208,8 +219,8 @@ export const make = Effect.gen(function* () {
     yield* verifyPassword(input.currentPassword)
     yield* checkNewPassword(input.newPassword)
     const hash = yield* hasher.hash(input.newPassword)
-    forget(yield* store.replacePassword(hash, (yield* now).toISOString()))
-    activeSessions.clear()
+    yield* store.replacePassword(hash, (yield* now).toISOString())
+    forgetAll()
     return yield* startSession(input.client)
   })
 
@@ -228,8 +239,9 @@ export const make = Effect.gen(function* () {
   })
 
   const revokeSession = Effect.fn("Auth.revokeSession")(function* (principal: Principal, sessionId: string) {
+    const revoked = yield* store.revokeSession(sessionId, (yield* now).toISOString())
     forget([sessionId])
-    if (!(yield* store.revokeSession(sessionId, (yield* now).toISOString()))) {
+    if (!revoked) {
       return yield* new SessionNotFound({ id: sessionId })
     }
     return { loggedOut: sessionId === principal.sessionId }
@@ -237,7 +249,7 @@ export const make = Effect.gen(function* () {
 
   const revokeAllSessions = Effect.gen(function* () {
     const revoked = yield* store.revokeAllSessions((yield* now).toISOString())
-    activeSessions.clear()
+    forgetAll()
     return revoked.length
   }).pipe(Effect.withSpan("Auth.revokeAllSessions"))
 

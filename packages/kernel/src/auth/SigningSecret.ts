@@ -24,9 +24,20 @@ export const fromString = (secret: string): Effect.Effect<Redacted.Redacted<Uint
 export const loadOrCreate = (file: string): Effect.Effect<Redacted.Redacted<Uint8Array>, SigningSecretError> =>
   Effect.tryPromise({
     try: async () => {
-      await Fs.mkdir(Path.dirname(file), { recursive: true })
+      await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
       try {
-        await Fs.writeFile(file, Crypto.randomBytes(minimumBytes).toString("base64url"), { mode: 0o600, flag: "wx" })
+        // Written aside, then linked into place: the link fails when the file exists, and a process
+        // starting at the same time never reads it half-written.
+        const temporary = `${file}.${process.pid}.${Crypto.randomBytes(6).toString("hex")}.tmp`
+        await Fs.writeFile(temporary, Crypto.randomBytes(minimumBytes).toString("base64url"), {
+          mode: 0o600,
+          flag: "wx",
+        })
+        try {
+          await Fs.link(temporary, file)
+        } finally {
+          await Fs.rm(temporary, { force: true })
+        }
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
       }

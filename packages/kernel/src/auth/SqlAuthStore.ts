@@ -108,7 +108,14 @@ export const make = Effect.gen(function* () {
       orStorageError("revoking a session"),
     )
 
-  const revokeAllSessions = (now: string) => revokeAll(now).pipe(orStorageError("revoking all sessions"))
+  // Only active sessions: an expired one is already over and must not count as revoked.
+  const revokeAllSessions = (now: string) =>
+    sql<{ readonly id: string }>`UPDATE auth_sessions SET revoked_at = ${now}
+        WHERE revoked_at IS NULL AND expires_at > ${now}
+        RETURNING id`.pipe(
+      Effect.map((rows) => rows.map((row) => row.id)),
+      orStorageError("revoking all sessions"),
+    )
 
   const purgeSessions = (before: string) =>
     sql<{ readonly id: string }>`DELETE FROM auth_sessions

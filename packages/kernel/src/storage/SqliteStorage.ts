@@ -16,7 +16,8 @@ const ensureDirectory = (filename: string) =>
     ? Effect.void
     : Effect.try({
         try: () => {
-          Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true })
+          // A directory we create is private (0700): it holds password and token hashes.
+          Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true, mode: 0o700 })
         },
         catch: (cause) => new StorageError({ message: `cannot create the directory of ${filename}`, cause }),
       })

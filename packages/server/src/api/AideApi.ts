@@ -1,5 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { BadRequest, InternalError, NotFound, Unauthorized } from "./ApiErrors.js"
+import { BadRequest, documentWireErrors, InternalError, NotFound, Unauthorized } from "./ApiErrors.js"
 import { AuthProtectedApi, AuthPublicApi } from "./AuthApi.js"
 import { StatusApi } from "./StatusApi.js"
 
@@ -13,4 +13,5 @@ export class AideApi extends HttpApi.make("aide")
   .addError(NotFound.Wire)
   .addError(InternalError.Wire)
   .annotate(OpenApi.Title, "Aide API")
-  .annotate(OpenApi.Description, "Single-owner AI assistant server") {}
+  .annotate(OpenApi.Description, "Single-owner AI assistant server")
+  .annotate(OpenApi.Transform, documentWireErrors) {}

@@ -61,3 +61,30 @@ export const wireErrorTags: ReadonlySet<string> = new Set([
   "TooManyRequests",
   "InternalError",
 ])
+
+const decodeErrorRef = "#/components/schemas/HttpApiDecodeError"
+
+/**
+ * `OpenApi.Transform` for the API: HttpApi documents its own `HttpApiDecodeError` body for
+ * every 400, but the error middleware answers decode failures with `{ error }` (BadRequest),
+ * so the document shows only that body.
+ */
+export const documentWireErrors = (spec: Record<string, any>): Record<string, any> => {
+  for (const item of Object.values<Record<string, any>>(spec.paths ?? {})) {
+    for (const operation of Object.values<any>(item)) {
+      const badRequest = operation?.responses?.["400"]
+      const schema = badRequest?.content?.["application/json"]?.schema
+      if (!Array.isArray(schema?.anyOf)) continue
+      const rest = schema.anyOf.filter((member: any) => member?.$ref !== decodeErrorRef)
+      if (rest.length === 0 || rest.length === schema.anyOf.length) continue
+      badRequest.content["application/json"].schema = rest.length === 1 ? rest[0] : { anyOf: rest }
+      badRequest.description = "The request is malformed or fails validation"
+    }
+  }
+  // Drop the decode error's schemas once nothing refers to them (in this order: each uses the next).
+  const schemas = spec.components?.schemas ?? {}
+  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) {
+    if (!JSON.stringify(spec).includes(`"#/components/schemas/${name}"`)) delete schemas[name]
+  }
+  return spec
+}

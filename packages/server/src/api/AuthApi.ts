@@ -1,7 +1,7 @@
 import { AuthModel } from "@aide/kernel"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest, Conflict, Forbidden, NotFound, Unauthorized } from "./ApiErrors.js"
+import { BadRequest, Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized } from "./ApiErrors.js"
 import { Authentication, RateLimited } from "./Security.js"
 
 const requiredString = (field: string) =>
@@ -77,7 +77,7 @@ export class AuthProtectedApi extends HttpApiGroup.make("authProtected")
       .setPayload(ChangePasswordBody)
       .addSuccess(AuthModel.TokenPair)
       .addError(BadRequest.Wire)
-      .middleware(RateLimited),
+      .addError(TooManyRequests.Wire),
   )
   .add(
     HttpApiEndpoint.get("listSessions", "/api/auth/sessions").addSuccess(
@@ -91,5 +91,8 @@ export class AuthProtectedApi extends HttpApiGroup.make("authProtected")
       .addError(NotFound.Wire),
   )
   .add(HttpApiEndpoint.del("revokeAllSessions", "/api/auth/sessions").addSuccess(RevokeAllResult))
+  // The middleware added last runs first: authenticate, then count change-password attempts,
+  // so requests without a valid token get 401 and never spend the owner's rate budget.
+  .middleware(RateLimited)
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Sessions, logout and password change (Bearer token)") {}

@@ -23,10 +23,10 @@ export const layer = Layer.effect(
           if (value === "" || !bearerPrefix.test(request.headers.authorization ?? "")) {
             return yield* Unauthorized.unauthorized
           }
-          return yield* auth.authenticate(value).pipe(
-            Effect.catchTag("Unauthenticated", () => Unauthorized.unauthorized),
-            Effect.orDie,
-          )
+          // Only a storage failure is a defect; `orDie` after the catch would turn every 401 into a 500.
+          return yield* auth
+            .authenticate(value)
+            .pipe(Effect.catchTags({ Unauthenticated: () => Unauthorized.unauthorized, StorageError: Effect.die }))
         }),
     }
   }),

@@ -27,6 +27,12 @@ const describeDecodeError = (error: HttpApiDecodeError) => {
   return `${field}: ${issue.message}`
 }
 
+const isJson = (contentType: string | undefined) =>
+  contentType !== undefined && /^\s*application\/json\s*(;|$)/i.test(contentType)
+
+const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
+  request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0
+
 let requestCounter = 0
 const requestIdPrefix = Math.random().toString(36).slice(2, 8)
 
@@ -49,6 +55,13 @@ export const layer = (options: ErrorHandlingOptions) =>
         return errorResponse(413, `request body too large (limit ${options.maxBodyBytes} bytes)`, {
           connection: "close",
         })
+      }
+      // Bodies must be declared JSON. HttpApi would also decode form, multipart, text and
+      // untyped bodies — the kinds a browser sends cross-site without a CORS preflight, so a
+      // hostile page could, say, set the password of a fresh install. (Malformed multipart
+      // would even fail as a defect.) Refuse them before anything parses them.
+      if (hasBody(request) && !isJson(request.headers["content-type"])) {
+        return errorResponse(415, "Content-Type must be application/json")
       }
       return yield* app.pipe(
         HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),

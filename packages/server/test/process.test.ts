@@ -1,0 +1,300 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import * as Http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { SqlClient } from "@effect/sql"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Effect } from "effect"
+import * as Jose from "jose"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { password, request } from "./support/server.js"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const main = join(root, "packages/server/dist/main.js")
+
+/** Newest modification time under `path` (files only), 0 if it does not exist. */
+const newestChange = (path: string): number => {
+  if (!existsSync(path)) return 0
+  const stat = statSync(path)
+  if (!stat.isDirectory()) return stat.mtimeMs
+  return Math.max(0, ...readdirSync(path).map((entry) => newestChange(join(path, entry))))
+}
+
+/** Builds the kernel and the server unless `dist/main.js` is newer than everything it is built from. */
+const ensureBuilt = () => {
+  const sources = ["kernel", "server"].flatMap((name) =>
+    ["src", "package.json", "tsup.config.ts"].map((entry) => join(root, "packages", name, entry)),
+  )
+  if (newestChange(main) > Math.max(...sources.map(newestChange))) return
+  execFileSync("npx", ["-y", "pnpm@10.20.0", "--filter", "@aide/server...", "run", "build"], {
+    cwd: root,
+    stdio: "pipe",
+    timeout: 300_000,
+  })
+}
+
+interface LogLine {
+  readonly message: unknown
+  readonly logLevel: string
+  readonly timestamp: string
+  readonly annotations: Record<string, unknown>
+}
+
+/** A running `node packages/server/dist/main.js`, with everything it printed so far. */
+interface AideProcess {
+  readonly child: ChildProcess
+  readonly stdout: Array<string>
+  readonly stderr: Array<string>
+  /** Resolves once the process has exited. */
+  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
+  /** Resolves with the first JSON log line whose message is `message`. */
+  readonly logged: (message: string) => Promise<LogLine>
+}
+
+const running = new Set<ChildProcess>()
+
+/** The process as an operator runs it: configured by the environment only. */
+const spawnServer = (env: Record<string, string>): AideProcess => {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(PORT|HOST|DATABASE_URL|AIDE_.*)$/.test(name)),
+  )
+  const child = spawn(process.execPath, [main], {
+    cwd: root,
+    env: { ...inherited, PORT: "0", HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+  running.add(child)
+  const stdout: Array<string> = []
+  const stderr: Array<string> = []
+  const waiters: Array<() => void> = []
+  const collect = (into: Array<string>) => {
+    let partial = ""
+    return (chunk: Buffer) => {
+      const lines = (partial + chunk.toString("utf8")).split("\n")
+      partial = lines.pop() ?? ""
+      into.push(...lines)
+      for (const wake of waiters.splice(0)) wake()
+    }
+  }
+  child.stdout!.on("data", collect(stdout))
+  child.stderr!.on("data", collect(stderr))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => {
+      running.delete(child)
+      for (const wake of waiters.splice(0)) wake()
+      resolve({ code, signal })
+    }),
+  )
+  const logged = async (message: string) => {
+    for (;;) {
+      for (const line of stdout) {
+        try {
+          const parsed = JSON.parse(line) as LogLine
+          if (parsed.message === message) return parsed
+        } catch {
+          // not JSON: the JSON-lines test reports it
+        }
+      }
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`exited before logging "${message}":\n${[...stdout, ...stderr].join("\n")}`)
+      }
+      await new Promise<void>((wake) => waiters.push(wake))
+    }
+  }
+  return { child, stdout, stderr, exited, logged }
+}
+
+/** Starts the process and waits until it listens; returns its base URL. */
+const startServer = async (env: Record<string, string>) => {
+  const server = spawnServer(env)
+  const listening = await server.logged("listening")
+  return { ...server, url: String(listening.annotations.url) }
+}
+
+/** Waits for the exit, failing after `ms`. */
+const exitWithin = (server: AideProcess, ms: number) =>
+  Promise.race([
+    server.exited,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`still running after ${ms} ms:\n${server.stdout.join("\n")}`)), ms),
+    ),
+  ])
+
+/**
+ * A login whose request is already being handled: headers and half the body are sent now,
+ * the rest when `finish` is called.
+ */
+const startLogin = (url: string) => {
+  const body = Buffer.from(JSON.stringify({ password }))
+  const req = Http.request(`${url}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "content-length": String(body.length) },
+  })
+  const response = new Promise<{ status: number; body: any }>((resolve, reject) => {
+    req.on("error", reject)
+    req.on("response", (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (chunk: Buffer) => chunks.push(chunk))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }))
+      res.on("error", reject)
+    })
+  })
+  req.write(body.subarray(0, 10))
+  return { response, finish: () => req.end(body.subarray(10)) }
+}
+
+const isJsonLogLine = (line: string) => {
+  try {
+    const parsed = JSON.parse(line)
+    return (
+      typeof parsed.message !== "undefined" &&
+      typeof parsed.logLevel === "string" &&
+      !Number.isNaN(Date.parse(parsed.timestamp))
+    )
+  } catch {
+    return false
+  }
+}
+
+const dataDirs: Array<string> = []
+const newDataDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "aide-process-"))
+  dataDirs.push(dir)
+  return dir
+}
+
+describe("the aide-server process", () => {
+  beforeAll(ensureBuilt, 300_000)
+  afterEach(() => {
+    for (const child of running) child.kill("SIGKILL")
+  })
+  afterAll(() => {
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("listens on a free port with PORT=0, says where in a JSON log line, and answers GET /", async () => {
+    const dataDir = newDataDir()
+    const server = await startServer({ AIDE_DATA_DIR: dataDir })
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(server.url).not.toMatch(/:0$/)
+    const status = await request(server.url)
+    expect(status.status).toBe(200)
+    expect(status.body).toMatchObject({ name: "aide", runtime: "node", auth: { setup: false, authenticated: false } })
+    server.child.kill("SIGTERM")
+    expect(await exitWithin(server, 5_000)).toEqual({ code: 0, signal: null })
+  })
+
+  it("writes its logs as JSON lines, one object per line", async () => {
+    const server = await startServer({ AIDE_DATA_DIR: newDataDir() })
+    await request(`${server.url}/api/auth/setup`, { body: { password } })
+    await request(`${server.url}/no-such-route`)
+    server.child.kill("SIGTERM")
+    await exitWithin(server, 5_000)
+    const lines = server.stdout.filter((line) => line !== "")
+    expect(lines.length).toBeGreaterThanOrEqual(2)
+    expect(lines.filter((line) => !isJsonLogLine(line))).toEqual([])
+    expect(lines.map((line) => JSON.parse(line).message)).toEqual(
+      expect.arrayContaining(["listening", "shutting down"]),
+    )
+  })
+
+  it("creates <dataDir>/jwt-secret readable by its owner only (mode 0600), holding 256 bits as base64url", async () => {
+    const dataDir = newDataDir()
+    const server = await startServer({ AIDE_DATA_DIR: dataDir })
+    const file = join(dataDir, "jwt-secret")
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    const text = readFileSync(file, "utf8").trim()
+    expect(text).toMatch(/^[A-Za-z0-9_-]+$/)
+    expect(Buffer.from(text, "base64url").byteLength).toBeGreaterThanOrEqual(32)
+    const tokens = await request(`${server.url}/api/auth/setup`, { body: { password } })
+    await expect(Jose.jwtVerify(tokens.body.token, Buffer.from(text, "base64url"))).resolves.toBeDefined()
+    server.child.kill("SIGTERM")
+    await exitWithin(server, 5_000)
+  })
+
+  it("refuses to start with an AIDE_JWT_SECRET shorter than 32 bytes: a clear message and a non-zero exit", async () => {
+    const dataDir = newDataDir()
+    const server = spawnServer({ AIDE_DATA_DIR: dataDir, AIDE_JWT_SECRET: "too-short-a-secret" })
+    const exit = await exitWithin(server, 10_000)
+    expect(exit.code).not.toBe(0)
+    expect(exit.code).not.toBeNull()
+    const output = [...server.stdout, ...server.stderr].join("\n")
+    expect(output).not.toContain("too-short-a-secret")
+    // The reason is logged like everything else: one JSON line, at error level.
+    const lines = [...server.stdout, ...server.stderr].filter((line) => line !== "")
+    expect(lines.filter((line) => !isJsonLogLine(line))).toEqual([])
+    const errors = lines.map((line) => JSON.parse(line)).filter((line) => /ERROR|FATAL/.test(line.logLevel))
+    expect(errors.map((line) => JSON.stringify(line)).join("\n")).toMatch(/at least 32 bytes/)
+    expect(server.stdout.some((line) => line.includes('"listening"'))).toBe(false)
+    // No silent fallback to a generated secret.
+    expect(existsSync(join(dataDir, "jwt-secret"))).toBe(false)
+  })
+
+  it("signs with AIDE_JWT_SECRET when it has 32 bytes or more, and writes no secret file", async () => {
+    const dataDir = newDataDir()
+    const secret = "an operator-chosen secret of more than 32 bytes"
+    const server = await startServer({ AIDE_DATA_DIR: dataDir, AIDE_JWT_SECRET: secret })
+    const tokens = await request(`${server.url}/api/auth/setup`, { body: { password } })
+    expect(tokens.status).toBe(201)
+    await expect(Jose.jwtVerify(tokens.body.token, new TextEncoder().encode(secret))).resolves.toBeDefined()
+    expect(existsSync(join(dataDir, "jwt-secret"))).toBe(false)
+    expect(server.stdout.join("\n")).not.toContain(secret)
+    server.child.kill("SIGTERM")
+    await exitWithin(server, 5_000)
+  })
+
+  it("on SIGTERM finishes an in-flight login, exits 0 promptly, and leaves the database closed and intact", async () => {
+    const dataDir = newDataDir()
+    const first = await startServer({ AIDE_DATA_DIR: dataDir })
+    const setup = await request(`${first.url}/api/auth/setup`, { body: { password } })
+    expect(setup.status).toBe(201)
+
+    const login = startLogin(first.url)
+    // Let the server read the headers and start handling the request before the signal.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    first.child.kill("SIGTERM")
+    await first.logged("shutting down")
+    login.finish()
+    const answered = await login.response
+    expect(answered.status).toBe(200)
+    expect(answered.body.token).toEqual(expect.any(String))
+    const answeredAt = Date.now()
+    expect(await exitWithin(first, 5_000)).toEqual({ code: 0, signal: null })
+    expect(Date.now() - answeredAt).toBeLessThan(2_000)
+    // SQLite removes the write-ahead log when the last connection closes cleanly.
+    expect(existsSync(join(dataDir, "aide.db-wal"))).toBe(false)
+
+    const second = await startServer({ AIDE_DATA_DIR: dataDir })
+    expect((await request(second.url)).body.auth.setup).toBe(true)
+    expect((await request(`${second.url}/api/auth/login`, { body: { password } })).status).toBe(200)
+    // The secret and the sessions outlived the restart: both tokens still open protected routes.
+    const sessions = await request(`${second.url}/api/auth/sessions`, { token: answered.body.token })
+    expect(sessions.status).toBe(200)
+    expect((await request(`${second.url}/api/auth/sessions`, { token: setup.body.token })).status).toBe(200)
+    second.child.kill("SIGTERM")
+    expect(await exitWithin(second, 5_000)).toEqual({ code: 0, signal: null })
+  })
+
+  it("logs an unexpected failure as JSON with the request id sent in X-Request-Id", async () => {
+    const dataDir = newDataDir()
+    const server = await startServer({ AIDE_DATA_DIR: dataDir })
+    await request(`${server.url}/api/auth/setup`, { body: { password } })
+    await Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe("DROP TABLE auth_owner")
+    }).pipe(Effect.provide(SqliteClient.layer({ filename: join(dataDir, "aide.db") })), Effect.runPromise)
+
+    const response = await request(`${server.url}/api/auth/login`, { body: { password } })
+    expect(response.status).toBe(500)
+    expect(response.body).toEqual({ error: "internal_error" })
+    const requestId = response.headers.get("x-request-id")
+    expect(requestId).toMatch(/\S/)
+    const logged = await server.logged("unexpected failure")
+    expect(logged.logLevel).toBe("ERROR")
+    expect(logged.annotations).toMatchObject({ requestId, method: "POST", url: "/api/auth/login" })
+    server.child.kill("SIGTERM")
+    expect(await exitWithin(server, 5_000)).toEqual({ code: 0, signal: null })
+  })
+})
