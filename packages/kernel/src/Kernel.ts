@@ -7,10 +7,16 @@ import * as AuthConfig from "./auth/AuthConfig.js"
 import * as PasswordHasher from "./auth/PasswordHasher.js"
 import * as SigningSecret from "./auth/SigningSecret.js"
 import * as SqlAuthStore from "./auth/SqlAuthStore.js"
+import * as AppConfig from "./config/AppConfig.js"
+import * as SqlConfigStore from "./config/SqlConfigStore.js"
 import * as Ids from "./ids/Ids.js"
+import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
 import * as SqliteStorage from "./storage/SqliteStorage.js"
 import type { StorageError } from "./storage/StorageError.js"
+import * as ActiveStreams from "./threads/ActiveStreams.js"
+import * as SqlThreads from "./threads/SqlThreads.js"
+import type * as Threads from "./threads/Threads.js"
 
 export interface KernelOptions {
   /** Where the SQLite database and the generated signing secret live. */
@@ -25,10 +31,23 @@ export interface KernelOptions {
   readonly passwordHasher?: Layer.Layer<PasswordHasher.PasswordHasher>
   /** Default: in-memory fixed windows. */
   readonly rateLimiter?: Layer.Layer<RateLimiter.RateLimiter>
+  /** The host's environment, for provider API keys (the kernel never reads `process.env`); default `{}`. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Default: `ModelRegistry.layer({ env })`, the provider catalogue configured from `env`. */
+  readonly modelRegistry?: Layer.Layer<ModelRegistry.ModelRegistry>
+  /** Threads streaming now (GET /api/threads `activeStreamIds`); default: none. */
+  readonly activeStreams?: Layer.Layer<ActiveStreams.ActiveStreams>
 }
 
 /** Everything the default kernel provides. */
-export type KernelServices = Auth.Auth | RateLimiter.RateLimiter | SqlClient.SqlClient
+export type KernelServices =
+  | Auth.Auth
+  | AppConfig.AppConfig
+  | ModelRegistry.ModelRegistry
+  | RateLimiter.RateLimiter
+  | SqlClient.SqlClient
+  | Threads.Threads
+  | ActiveStreams.ActiveStreams
 
 export type KernelError = StorageError | SigningSecret.SigningSecretError
 
@@ -52,5 +71,14 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
     Layer.provide([SqlAuthStore.layer, options.passwordHasher ?? PasswordHasher.layer, accessTokens, Ids.layer]),
     Layer.provide(AuthConfig.layer(options.auth)),
   )
-  return Layer.mergeAll(auth, options.rateLimiter ?? RateLimiter.layerMemory).pipe(Layer.provideMerge(storage))
+  const threads = SqlThreads.layer.pipe(Layer.provide(Ids.layer))
+  const appConfig = AppConfig.layer.pipe(Layer.provide(SqlConfigStore.layer))
+  return Layer.mergeAll(
+    auth,
+    appConfig,
+    options.modelRegistry ?? ModelRegistry.layer({ env: options.env ?? {} }),
+    threads,
+    options.rateLimiter ?? RateLimiter.layerMemory,
+    options.activeStreams ?? ActiveStreams.layerNone,
+  ).pipe(Layer.provideMerge(storage))
 }

@@ -6,7 +6,10 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { AideApi } from "./api/AideApi.js"
 import * as AuthHandlers from "./handlers/AuthHandlers.js"
+import * as ConfigHandlers from "./handlers/ConfigHandlers.js"
+import * as ModelsHandlers from "./handlers/ModelsHandlers.js"
 import * as StatusHandlers from "./handlers/StatusHandlers.js"
+import * as ThreadsHandlers from "./handlers/ThreadsHandlers.js"
 import * as Authentication from "./http/Authentication.js"
 import * as ErrorHandling from "./http/ErrorHandling.js"
 import * as RateLimit from "./http/RateLimit.js"
@@ -16,6 +19,8 @@ import { version } from "./version.js"
 export interface ServerOptions extends ServerConfig {
   /** Replace parts of the kernel (password hasher, rate limiter, token lifetimes…), e.g. in tests. */
   readonly kernel?: Partial<Omit<Kernel.KernelOptions, "dataDir">>
+  /** Environment holding provider API keys (`OPENAI_API_KEY`…); default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>
 }
 
 /** PostgreSQL is loaded only when asked for, so SQLite servers never pay for the driver. */
@@ -41,6 +46,7 @@ export const kernelLayer = (options: ServerOptions) =>
         dataDir: options.dataDir,
         ...(Option.isSome(options.databaseUrl) ? { storage: postgresStorage(options.databaseUrl.value) } : {}),
         ...(signingSecret === undefined ? {} : { signingSecret }),
+        env: options.env ?? process.env,
         ...options.kernel,
       })
     }),
@@ -52,6 +58,9 @@ export const apiLayer = (options: ServerOptions) =>
     Layer.provide([
       StatusHandlers.layer({ name: "aide", version, runtime: "node", serverless: false }),
       AuthHandlers.layer({ trustProxy: options.trustProxy }),
+      ThreadsHandlers.layer,
+      ConfigHandlers.layer,
+      ModelsHandlers.layer,
     ]),
     Layer.provide([Authentication.layer, RateLimit.layer({ trustProxy: options.trustProxy })]),
   )
@@ -74,7 +83,8 @@ const createHttpServer = () => {
 /**
  * The whole server: kernel, API, OpenAPI at `/api/openapi.json`, docs at `/api/docs`, listening
  * on `options.host:options.port`. Build it (e.g. `Layer.launch`) to serve; closing its scope
- * stops accepting, lets in-flight requests finish and closes the database.
+ * stops accepting, lets in-flight requests finish and closes the database. The kernel's services
+ * (`Threads`, `Auth`…) are part of its output.
  */
 export const layer = (options: ServerOptions) =>
   HttpApiBuilder.serve().pipe(
@@ -85,7 +95,8 @@ export const layer = (options: ServerOptions) =>
     Layer.provide(ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes })),
     Layer.provide(apiLayer(options)),
     Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: options.port, host: options.host })),
-    Layer.provide(kernelLayer(options)),
+    // Kept in the output: embedders (and tests seeding data) reach the same kernel services.
+    Layer.provideMerge(kernelLayer(options)),
     // Every span (Effect.fn, @effect/sql's per-query spans) becomes a no-op: nothing exports
     // them yet, and building them cost ~10% of an authenticated request.
     Layer.provide(Layer.setTracerEnabled(false)),

@@ -57,7 +57,7 @@ describe("unknown routes", () => {
     ["GET", "/api/nope"],
     ["POST", "/api/auth/nope"],
     ["GET", "/api/auth/sessions/a/b"],
-    ["DELETE", "/api/threads/123"],
+    ["DELETE", "/api/nope/123"],
   ])("%s %s answers 404 with a JSON { error }", async (method, path) => {
     const response = await request(`${server.url}${path}`, { method })
     expect(response.status).toBe(404)

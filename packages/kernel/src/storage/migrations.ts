@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 
 /**
  * Schema migrations, written once for every dialect we support: plain TEXT timestamps
@@ -33,8 +33,59 @@ const authTables = Effect.gen(function* () {
   yield* sql`CREATE INDEX auth_refresh_tokens_session_id ON auth_refresh_tokens (session_id)`
 })
 
+/**
+ * Threads and their messages. A branch keeps its root in `root_id`; the root row carries
+ * `family_updated_at` (the latest `updated_at` of its family, NULL on branches) so listing
+ * families is one ordered scan of a partial index, whatever the number of branches.
+ * Messages keep their ids in forked copies, hence the composite key; `seq` orders them.
+ */
+const threadTables = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE threads (
+    id TEXT PRIMARY KEY,
+    root_id TEXT NOT NULL,
+    parent_id TEXT REFERENCES threads (id) ON DELETE CASCADE,
+    fork_message_id TEXT,
+    fork_point_index INTEGER,
+    title TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    family_updated_at TEXT
+  )`
+  yield* sql`CREATE INDEX threads_roots_by_activity ON threads (family_updated_at, id) WHERE parent_id IS NULL`
+  yield* sql`CREATE INDEX threads_root_id ON threads (root_id)`
+  // Partial: roots stay out of it, so the planner cannot pick it for the root listing.
+  yield* sql`CREATE INDEX threads_parent_id ON threads (parent_id, fork_message_id) WHERE parent_id IS NOT NULL`
+  yield* sql`CREATE TABLE messages (
+    thread_id TEXT NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+    id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    parts TEXT NOT NULL,
+    metadata TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (thread_id, id)
+  )`
+  yield* sql`CREATE UNIQUE INDEX messages_thread_seq ON messages (thread_id, seq)`
+})
+
+/** The application config: one row, the owner's settings as a JSON document (defaults not included). */
+const configTable = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE app_config (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    document TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  )`
+  // The row exists from the start, so a PATCH can always lock it (SELECT … FOR UPDATE).
+  const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+  yield* sql`INSERT INTO app_config (id, document, updated_at) VALUES (1, ${"{}"}, ${now})`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_auth": authTables,
+  "0002_config": configTable,
+  "0003_threads": threadTables,
 })
 
 /** Runs pending migrations; safe to call at every start (applied ones are recorded). */

@@ -1,13 +1,19 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { BadRequest, documentWireErrors, InternalError, NotFound, Unauthorized } from "./ApiErrors.js"
 import { AuthProtectedApi, AuthPublicApi } from "./AuthApi.js"
+import { ConfigApi } from "./ConfigApi.js"
+import { ModelsApi } from "./ModelsApi.js"
 import { StatusApi } from "./StatusApi.js"
+import { ThreadsApi } from "./ThreadsApi.js"
 
 /** The whole HTTP contract of SPEC.md; handlers, OpenAPI and clients derive from it. */
 export class AideApi extends HttpApi.make("aide")
   .add(StatusApi)
   .add(AuthPublicApi)
   .add(AuthProtectedApi)
+  .add(ThreadsApi)
+  .add(ConfigApi)
+  .add(ModelsApi)
   .addError(BadRequest.Wire)
   .addError(Unauthorized.Wire)
   .addError(NotFound.Wire)

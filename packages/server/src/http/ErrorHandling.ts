@@ -12,6 +12,14 @@ const absentBodyErrors: Readonly<Record<string, string>> = {
   "/api/auth/refresh": "refresh_token_required",
 }
 
+/** The same, for paths with parameters. */
+const absentBodyErrorPatterns: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^\/api\/threads\/[^/]+\/fork$/, "messageId is required"],
+]
+
+const absentBodyError = (path: string) =>
+  absentBodyErrors[path] ?? absentBodyErrorPatterns.find(([pattern]) => pattern.test(path))?.[1]
+
 const pathOf = (url: string) => {
   const query = url.indexOf("?")
   return query === -1 ? url : url.slice(0, query)
@@ -73,7 +81,7 @@ export const layer = (options: ErrorHandlingOptions) =>
             case "RequestError":
               if (failure.reason === "Decode") {
                 return Effect.succeed(
-                  errorResponse(400, absentBodyErrors[pathOf(request.url)] ?? "request body must be valid JSON"),
+                  errorResponse(400, absentBodyError(pathOf(request.url)) ?? "request body must be valid JSON"),
                 )
               }
               break

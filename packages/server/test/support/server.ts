@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { PasswordHasher } from "@aide/kernel"
+import { type Kernel, PasswordHasher } from "@aide/kernel"
 import { Server, ServerConfig } from "@aide/server"
-import { ManagedRuntime, Option, Redacted } from "effect"
+import { type Effect, ManagedRuntime, Option, Redacted } from "effect"
 import { createTestDatabase } from "../../../kernel/test/support/postgres.js"
 
 export type StorageKind = "sqlite" | "postgres"
@@ -12,6 +12,8 @@ export interface TestServer {
   /** `http://127.0.0.1:<port>` */
   readonly url: string
   readonly dataDir: string
+  /** Runs an effect against the server's own kernel services (e.g. to seed threads through `Threads`). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Kernel.KernelServices>) => Promise<A>
   /** Stops the server, closes storage, removes the data directory and any test database. */
   readonly close: () => Promise<void>
 }
@@ -44,6 +46,7 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
   return {
     url,
     dataDir,
+    run: (effect) => runtime.runPromise(effect),
     close: async () => {
       await runtime.dispose()
       await database?.drop()

@@ -1,0 +1,14 @@
+import { Schema } from "effect"
+
+/** A response is already streaming in this thread: one at a time. */
+export class ChatBusy extends Schema.TaggedError<ChatBusy>()("ChatBusy", { threadId: Schema.String }) {}
+
+/** The model could not be reached or refused before anything was streamed. `message` is the provider's. */
+export class ChatModelError extends Schema.TaggedError<ChatModelError>()("ChatModelError", {
+  message: Schema.String,
+}) {}
+
+/** The request cannot be answered as sent (e.g. no text part). */
+export class InvalidChatRequest extends Schema.TaggedError<InvalidChatRequest>()("InvalidChatRequest", {
+  message: Schema.String,
+}) {}

@@ -1,0 +1,166 @@
+import { Schema } from "effect"
+import { providerIds } from "../models/Providers.js"
+
+/**
+ * The application config document of SPEC "Config": one JSON object, sections below. The
+ * stored document holds only what the owner set; the resolved one is `defaults` deep-merged
+ * with it and always decodes with `AppConfigDocument`.
+ */
+
+/** Exact: a key may be absent, not `undefined` (the document is JSON). */
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** A section: an object with exactly these fields. */
+const section = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
+  Schema.Struct(fields).annotations({ message: () => "must be an object" })
+
+const nonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
+
+const isTimeZone = (value: string) => {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: value })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** An IANA time zone name that this runtime's `Intl` knows (`UTC`, `Europe/Berlin`…). */
+export const TimeZone = Schema.String.pipe(
+  Schema.filter((value) => isTimeZone(value) || `unknown time zone ${JSON.stringify(value)} (use an IANA name)`),
+).annotations({ identifier: "TimeZone" })
+
+export const ProviderId = Schema.Literal(...providerIds).annotations({
+  message: (issue) => ({
+    message: `unknown provider ${JSON.stringify(issue.actual)} (known: ${providerIds.join(", ")})`,
+    override: true,
+  }),
+})
+
+export const OperatorModel = Schema.Struct({
+  provider: ProviderId,
+  model: nonEmptyString,
+  temperature: optional(
+    Schema.Number.pipe(Schema.between(0, 2, { message: () => "must be a number between 0 and 2" })),
+  ),
+  maxTokens: optional(
+    Schema.Number.pipe(
+      Schema.int({ message: () => "must be a positive integer" }),
+      Schema.positive({ message: () => "must be a positive integer" }),
+    ),
+  ),
+}).annotations({ identifier: "OperatorModel", message: () => "must be an object" })
+
+/** Plugin-specific fields are checked by the plugin against its declared configFields. */
+export const PluginConfig = Schema.Struct(
+  { enabled: Schema.optionalWith(Schema.Boolean, { default: () => false }) },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+).annotations({ identifier: "PluginConfig", message: () => "must be an object" })
+
+const isHttpUrl = (value: string) => {
+  try {
+    const url = new URL(value)
+    return url.protocol === "http:" || url.protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
+/** Names only: the values are read from the host's environment, never stored. */
+const EnvVarName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+    message: (issue) => `${JSON.stringify(issue.actual)} is not an environment variable name`,
+  }),
+)
+
+/** SPEC "MCP server config": exactly one of `command` (stdio) or `url` (HTTP). */
+export const McpServerConfig = Schema.Struct({
+  command: optional(nonEmptyString),
+  args: optional(Schema.Array(Schema.String)),
+  url: optional(Schema.String.pipe(Schema.filter((value) => isHttpUrl(value) || "must be an http(s) URL"))),
+  enabled: optional(Schema.Boolean),
+  name: optional(Schema.String),
+  env: optional(Schema.Array(EnvVarName)),
+  requireApproval: optional(Schema.Boolean),
+  /** Secret values: shown redacted by the API. */
+  headers: optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  oauth: optional(Schema.Boolean),
+})
+  .annotations({ message: () => "must be an object" })
+  .pipe(
+    Schema.filter((server) => {
+      if (server.command !== undefined && server.url !== undefined) {
+        return "has both command and url: set exactly one (send null for the other)"
+      }
+      if (server.command === undefined && server.url === undefined) return "needs a command (stdio) or a url (http)"
+      return true
+    }),
+  )
+  .annotations({ identifier: "McpServerConfig" })
+export type McpServerConfig = typeof McpServerConfig.Type
+
+/** Loose for now: the scheduler tightens it. */
+export const ScheduledTaskConfig = Schema.Struct(
+  { name: Schema.String, prompt: Schema.String },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+).annotations({ identifier: "ScheduledTaskConfig", message: () => "must be an object with a name and a prompt" })
+
+export const AppConfigDocument = Schema.Struct({
+  identity: section({ name: nonEmptyString }),
+  timezone: TimeZone,
+  personality: section({ systemPrompt: Schema.String }),
+  models: section({ operator: OperatorModel }),
+  plugins: Schema.Record({ key: Schema.String, value: PluginConfig }).annotations({
+    message: () => "must be an object keyed by plugin id",
+  }),
+  memory: section({
+    semanticRecall: section({
+      enabled: Schema.Boolean,
+      /** `provider/model` of the embedding model, e.g. `openai/text-embedding-3-small`. */
+      embedder: optional(nonEmptyString),
+    }),
+    workingMemory: section({ enabled: Schema.Boolean }),
+  }),
+  schedule: section({ enabled: Schema.Boolean, tasks: Schema.Array(ScheduledTaskConfig) }),
+  onboardingComplete: Schema.Boolean,
+  mcpServers: Schema.Record({ key: Schema.String, value: McpServerConfig }).annotations({
+    message: () => "must be an object keyed by server id",
+  }),
+}).annotations({ identifier: "AppConfig" })
+export type AppConfigDocument = typeof AppConfigDocument.Type
+
+/** What a fresh install resolves to (documented in docs/configuration.md). */
+export const defaults: typeof AppConfigDocument.Encoded = {
+  identity: { name: "Aide" },
+  timezone: "UTC",
+  personality: {
+    systemPrompt:
+      "You are Aide, a helpful personal assistant. Be concise, accurate and friendly. " +
+      "Ask when a request is ambiguous, and say so when you do not know.",
+  },
+  models: { operator: { provider: "openai", model: "gpt-4.1-mini" } },
+  plugins: {},
+  memory: { semanticRecall: { enabled: false }, workingMemory: { enabled: false } },
+  schedule: { enabled: true, tasks: [] },
+  onboardingComplete: false,
+  mcpServers: {},
+}
+
+/** What `GET /api/config` shows instead of a secret; sent back in a PATCH, it keeps the stored value. */
+export const redactedSecret = "••••••"
+
+/** The document with every secret (MCP server header values) replaced by `redactedSecret`. */
+export const redactSecrets = (config: AppConfigDocument): AppConfigDocument => ({
+  ...config,
+  mcpServers: Object.fromEntries(
+    Object.entries(config.mcpServers).map(([id, server]) => [
+      id,
+      server.headers === undefined
+        ? server
+        : {
+            ...server,
+            headers: Object.fromEntries(Object.keys(server.headers).map((name) => [name, redactedSecret])),
+          },
+    ]),
+  ),
+})

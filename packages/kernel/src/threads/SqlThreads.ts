@@ -1,0 +1,333 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Layer, Option } from "effect"
+import { Ids } from "../ids/Ids.js"
+import { StorageError } from "../storage/StorageError.js"
+import {
+  type BranchRef,
+  MessageNotFound,
+  type StoredMessage,
+  ThreadNotFound,
+  type ThreadPage,
+  type ThreadRecord,
+  type ThreadSummary,
+  Threads,
+} from "./Threads.js"
+
+interface ThreadRow {
+  readonly id: string
+  readonly rootId: string
+  readonly parentId: string | null
+  readonly forkMessageId: string | null
+  readonly forkPointIndex: number | null
+  readonly title: string | null
+  readonly createdAt: string
+  readonly updatedAt: string
+}
+
+interface MessageRow {
+  readonly id: string
+  readonly role: StoredMessage["role"]
+  readonly parts: string
+  readonly metadata: string | null
+}
+
+interface FamilyRow {
+  readonly rootId: string
+  readonly title: string | null
+  readonly createdAt: string
+  readonly familyUpdatedAt: string
+  readonly id: string
+  readonly updatedAt: string
+}
+
+const threadColumns = `id, root_id AS "rootId", parent_id AS "parentId", fork_message_id AS "forkMessageId",
+  fork_point_index AS "forkPointIndex", title, created_at AS "createdAt", updated_at AS "updatedAt"`
+
+const toRecord = (row: ThreadRow): ThreadRecord => ({
+  id: row.id,
+  rootId: row.rootId,
+  parentId: row.parentId,
+  forkMessageId: row.forkMessageId,
+  forkPointIndex: row.forkPointIndex === null ? null : Number(row.forkPointIndex),
+  title: row.title,
+  createdAt: new Date(row.createdAt),
+  updatedAt: new Date(row.updatedAt),
+})
+
+const toMessage = (row: MessageRow): StoredMessage => ({
+  id: row.id,
+  role: row.role,
+  parts: JSON.parse(row.parts),
+  ...(row.metadata === null ? {} : { metadata: JSON.parse(row.metadata) }),
+})
+
+const toBranchRef = (row: { readonly id: string; readonly title: string | null }): BranchRef =>
+  row.title === null ? { id: row.id } : { id: row.id, title: row.title }
+
+/** Wraps the driver's failures only: the domain errors of a method pass through. */
+const orStorageError =
+  (operation: string) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.catchIf(
+      effect,
+      (error): error is Extract<E, { readonly _tag: "SqlError" }> =>
+        (error as { readonly _tag?: unknown })._tag === "SqlError",
+      (cause) => Effect.fail(new StorageError({ message: `${operation} failed`, cause })),
+    )
+
+/**
+ * `Threads` over any `SqlClient` dialect (SQLite, PostgreSQL). Timestamps are ISO 8601 TEXT taken
+ * from Effect's `Clock`; every write that changes a thread also raises its root's
+ * `family_updated_at`, which is what the list is ordered by.
+ */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const ids = yield* Ids
+  const columns = sql.literal(threadColumns)
+  const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString())
+
+  const findThread = (id: string) =>
+    sql<ThreadRow>`SELECT ${columns} FROM threads WHERE id = ${id}`.pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0])),
+    )
+
+  const requireThread = (id: string) =>
+    Effect.flatMap(findThread(id), (row) =>
+      Option.isSome(row) ? Effect.succeed(row.value) : Effect.fail(new ThreadNotFound({ threadId: id })),
+    )
+
+  // The family's time only moves forward: a replica with a slower clock must not reorder the list.
+  const raiseFamilyTime = (rootId: string, at: string) =>
+    sql`UPDATE threads
+        SET family_updated_at = CASE WHEN family_updated_at < ${at} THEN ${at} ELSE family_updated_at END
+        WHERE id = ${rootId}`
+
+  const ensure = Effect.fn("Threads.ensure")(function* (id: string) {
+    // A second pass only when the thread was deleted between the two statements.
+    for (;;) {
+      const at = yield* now
+      const inserted = yield* sql<ThreadRow>`
+        INSERT INTO threads (id, root_id, created_at, updated_at, family_updated_at)
+        VALUES (${id}, ${id}, ${at}, ${at}, ${at})
+        ON CONFLICT (id) DO NOTHING
+        RETURNING ${columns}`
+      if (inserted[0] !== undefined) return { thread: toRecord(inserted[0]), created: true }
+      const existing = yield* findThread(id)
+      if (Option.isSome(existing)) return { thread: toRecord(existing.value), created: false }
+    }
+  }, orStorageError("creating a thread"))
+
+  const get = Effect.fn("Threads.get")(function* (id: string) {
+    return toRecord(yield* requireThread(id))
+  }, orStorageError("reading a thread"))
+
+  const selectMessages = (threadId: string) =>
+    sql<MessageRow>`SELECT id, role, parts, metadata FROM messages WHERE thread_id = ${threadId} ORDER BY seq`.pipe(
+      Effect.map((rows) => rows.map(toMessage)),
+    )
+
+  const messages = Effect.fn("Threads.messages")(function* (id: string) {
+    const found = yield* selectMessages(id)
+    if (found.length === 0) yield* requireThread(id)
+    return found
+  }, orStorageError("reading messages"))
+
+  const saveMessage = Effect.fn("Threads.saveMessage")(function* (threadId: string, message: StoredMessage) {
+    const at = yield* now
+    const parts = JSON.stringify(message.parts)
+    const metadata = message.metadata === undefined ? null : JSON.stringify(message.metadata)
+    yield* sql.withTransaction(
+      Effect.gen(function* () {
+        // Updating the thread row first also serialises concurrent saves to one thread (row lock),
+        // so two appends never compute the same next `seq`.
+        const touched = yield* sql<{ readonly rootId: string }>`
+          UPDATE threads SET updated_at = ${at} WHERE id = ${threadId} RETURNING root_id AS "rootId"`
+        const rootId = touched[0]?.rootId
+        if (rootId === undefined) return yield* new ThreadNotFound({ threadId })
+        yield* sql`
+          INSERT INTO messages (thread_id, id, seq, role, parts, metadata, created_at)
+          VALUES (
+            ${threadId}, ${message.id},
+            (SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE thread_id = ${threadId}),
+            ${message.role}, ${parts}, ${metadata}, ${at}
+          )
+          ON CONFLICT (thread_id, id) DO UPDATE
+          SET role = excluded.role, parts = excluded.parts, metadata = excluded.metadata`
+        yield* raiseFamilyTime(rootId, at)
+      }),
+    )
+  }, orStorageError("saving a message"))
+
+  const setTitle = Effect.fn("Threads.setTitle")(function* (id: string, title: string | null) {
+    const updated = yield* sql<ThreadRow>`UPDATE threads SET title = ${title} WHERE id = ${id} RETURNING ${columns}`
+    if (updated[0] === undefined) return yield* new ThreadNotFound({ threadId: id })
+    return toRecord(updated[0])
+  }, orStorageError("renaming a thread"))
+
+  const list = Effect.fn("Threads.list")(function* (options: {
+    readonly page: number
+    readonly perPage: number | false
+  }) {
+    const { perPage } = options
+    const page = perPage === false ? 0 : options.page
+    const window = perPage === false ? sql.literal("") : sql`LIMIT ${perPage} OFFSET ${page * perPage}`
+    const [counted, rows] = yield* Effect.all([
+      sql<{ readonly total: number }>`
+        SELECT CAST(COUNT(*) AS INTEGER) AS "total" FROM threads WHERE parent_id IS NULL`,
+      // One ordered scan of the partial index picks the page of roots; their families come by root_id.
+      sql<FamilyRow>`
+        WITH page AS (
+          SELECT id, title, created_at, family_updated_at FROM threads
+          WHERE parent_id IS NULL
+          ORDER BY family_updated_at DESC, id DESC
+          ${window}
+        )
+        SELECT page.id AS "rootId", page.title AS "title", page.created_at AS "createdAt",
+               page.family_updated_at AS "familyUpdatedAt", member.id AS "id", member.updated_at AS "updatedAt"
+        FROM page JOIN threads member ON member.root_id = page.id
+        ORDER BY page.family_updated_at DESC, page.id DESC,
+                 CASE WHEN member.parent_id IS NULL THEN 0 ELSE 1 END, member.created_at, member.id`,
+    ])
+    const families = new Map<
+      string,
+      { readonly first: FamilyRow; readonly threadIds: Array<string>; activeThreadId: string; latest: string }
+    >()
+    for (const row of rows) {
+      const family = families.get(row.rootId)
+      if (family === undefined) {
+        families.set(row.rootId, { first: row, threadIds: [row.id], activeThreadId: row.id, latest: row.updatedAt })
+        continue
+      }
+      family.threadIds.push(row.id)
+      // Ties go to the thread created last (members come in creation order).
+      if (row.updatedAt >= family.latest) {
+        family.latest = row.updatedAt
+        family.activeThreadId = row.id
+      }
+    }
+    const total = Number(counted[0]?.total ?? 0)
+    const threads = Array.from(
+      families.values(),
+      (family): ThreadSummary => ({
+        id: family.first.rootId,
+        title: family.first.title,
+        createdAt: new Date(family.first.createdAt),
+        updatedAt: new Date(family.first.familyUpdatedAt),
+        activeThreadId: family.activeThreadId,
+        threadIds: family.threadIds,
+      }),
+    )
+    return {
+      threads,
+      total,
+      page,
+      perPage,
+      hasMore: perPage !== false && (page + 1) * perPage < total,
+    } satisfies ThreadPage
+  }, orStorageError("listing threads"))
+
+  const branchesOf = (parentId: string) =>
+    sql<{ readonly id: string; readonly title: string | null; readonly forkMessageId: string }>`
+      SELECT id, title, fork_message_id AS "forkMessageId" FROM threads
+      WHERE parent_id = ${parentId} ORDER BY created_at, id`
+
+  const siblingsOf = (thread: ThreadRow) =>
+    thread.parentId === null || thread.forkMessageId === null
+      ? Effect.succeed([])
+      : sql<{ readonly id: string; readonly title: string | null }>`
+          SELECT id, title FROM threads
+          WHERE parent_id = ${thread.parentId} AND fork_message_id = ${thread.forkMessageId} AND id <> ${thread.id}
+          ORDER BY created_at, id`
+
+  const detail = Effect.fn("Threads.detail")(function* (id: string) {
+    const thread = yield* requireThread(id)
+    const [history, branches, siblings] = yield* Effect.all([selectMessages(id), branchesOf(id), siblingsOf(thread)], {
+      concurrency: "unbounded",
+    })
+    const forks = new Map<string, Array<BranchRef>>()
+    for (const branch of branches) {
+      const refs = forks.get(branch.forkMessageId) ?? []
+      refs.push(toBranchRef(branch))
+      forks.set(branch.forkMessageId, refs)
+    }
+    return {
+      thread: {
+        id: thread.id,
+        title: thread.title,
+        createdAt: new Date(thread.createdAt),
+        updatedAt: new Date(thread.updatedAt),
+      },
+      messages: history,
+      // fromEntries defines own properties, so even a message id like "__proto__" is a plain key.
+      forks: Object.fromEntries(forks),
+      forkInfo:
+        thread.parentId === null
+          ? null
+          : {
+              sourceThreadId: thread.parentId,
+              forkPointIndex: Number(thread.forkPointIndex ?? 0),
+              siblings: siblings.map(toBranchRef),
+            },
+    }
+  }, orStorageError("reading a thread"))
+
+  const fork = Effect.fn("Threads.fork")(function* (id: string, messageId: string) {
+    const branchId = yield* ids.uuid
+    const at = yield* now
+    return yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const source = yield* requireThread(id)
+        const point = yield* sql<{ readonly seq: number; readonly index: number }>`
+          SELECT fork_point.seq AS "seq",
+                 (SELECT CAST(COUNT(*) AS INTEGER) FROM messages earlier
+                  WHERE earlier.thread_id = fork_point.thread_id AND earlier.seq < fork_point.seq) AS "index"
+          FROM messages fork_point
+          WHERE fork_point.thread_id = ${id} AND fork_point.id = ${messageId}`
+        if (point[0] === undefined) return yield* new MessageNotFound({ threadId: id, messageId })
+        const index = Number(point[0].index)
+        const branch = yield* sql<ThreadRow>`
+          INSERT INTO threads
+            (id, root_id, parent_id, fork_message_id, fork_point_index, title, created_at, updated_at, family_updated_at)
+          VALUES (${branchId}, ${source.rootId}, ${id}, ${messageId}, ${index}, NULL, ${at}, ${at}, NULL)
+          RETURNING ${columns}`
+        // Copied inside the database: the rows never travel to the server and back.
+        yield* sql`
+          INSERT INTO messages (thread_id, id, seq, role, parts, metadata, created_at)
+          SELECT ${branchId}, id, seq, role, parts, metadata, created_at FROM messages
+          WHERE thread_id = ${id} AND seq < ${point[0].seq}`
+        yield* raiseFamilyTime(source.rootId, at)
+        return { thread: toRecord(branch[0]!), clonedMessageCount: index }
+      }),
+    )
+  }, orStorageError("forking a thread"))
+
+  const delete_ = Effect.fn("Threads.delete")(function* (id: string) {
+    yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const thread = yield* requireThread(id)
+        if (thread.parentId === null) {
+          yield* sql`DELETE FROM messages WHERE thread_id IN (SELECT id FROM threads WHERE root_id = ${id})`
+          yield* sql`DELETE FROM threads WHERE root_id = ${id}`
+          return
+        }
+        const subtree = sql`WITH RECURSIVE doomed (id) AS (
+          SELECT id FROM threads WHERE id = ${id}
+          UNION ALL
+          SELECT child.id FROM threads child JOIN doomed ON child.parent_id = doomed.id
+        )`
+        yield* sql`${subtree} DELETE FROM messages WHERE thread_id IN (SELECT id FROM doomed)`
+        yield* sql`${subtree} DELETE FROM threads WHERE id IN (SELECT id FROM doomed)`
+        // What is left of the family decides its time again.
+        yield* sql`UPDATE threads
+                   SET family_updated_at = (SELECT MAX(member.updated_at) FROM threads member
+                                            WHERE member.root_id = ${thread.rootId})
+                   WHERE id = ${thread.rootId}`
+      }),
+    )
+  }, orStorageError("deleting a thread"))
+
+  return Threads.of({ ensure, get, messages, saveMessage, setTitle, list, detail, fork, delete: delete_ })
+})
+
+/** `Threads` on the kernel's `SqlClient`; branch ids come from `Ids`. */
+export const layer: Layer.Layer<Threads, never, SqlClient.SqlClient | Ids> = Layer.effect(Threads, make)

@@ -1,0 +1,127 @@
+import { Context, type Effect, Schema } from "effect"
+import type { StorageError } from "../storage/StorageError.js"
+
+/**
+ * A message as the AI SDK's UI message format has it (`UIMessage` of `ai`): stored and returned
+ * unchanged, so a client's `useChat` history round-trips. `parts` are kept as JSON.
+ */
+export const StoredMessage = Schema.Struct({
+  id: Schema.String,
+  role: Schema.Literal("user", "assistant", "system"),
+  parts: Schema.Array(Schema.Unknown),
+  metadata: Schema.optional(Schema.Unknown),
+}).annotations({ identifier: "Message" })
+export type StoredMessage = typeof StoredMessage.Type
+
+/** A thread row: a root conversation, or a branch forked from another thread at a message. */
+export interface ThreadRecord {
+  readonly id: string
+  /** The root of the family; equal to `id` for a root thread. */
+  readonly rootId: string
+  /** The thread this one was forked from; null for a root. */
+  readonly parentId: string | null
+  /** The message of the parent the fork was made at; null for a root. */
+  readonly forkMessageId: string | null
+  /** Index of that message in the parent's message list; null for a root. */
+  readonly forkPointIndex: number | null
+  readonly title: string | null
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+export const BranchRef = Schema.Struct({ id: Schema.String, title: Schema.optional(Schema.String) })
+export type BranchRef = typeof BranchRef.Type
+
+/** SPEC "Thread summary": one entry per root thread. */
+export const ThreadSummary = Schema.Struct({
+  id: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  createdAt: Schema.Date,
+  updatedAt: Schema.Date,
+  activeThreadId: Schema.String,
+  threadIds: Schema.Array(Schema.String),
+}).annotations({ identifier: "ThreadSummary" })
+export type ThreadSummary = typeof ThreadSummary.Type
+
+export const ForkInfo = Schema.Struct({
+  sourceThreadId: Schema.String,
+  forkPointIndex: Schema.Number,
+  siblings: Schema.Array(BranchRef),
+}).annotations({ identifier: "ForkInfo" })
+
+/** SPEC "Thread detail". */
+export const ThreadDetail = Schema.Struct({
+  thread: Schema.Struct({
+    id: Schema.String,
+    title: Schema.NullOr(Schema.String),
+    createdAt: Schema.Date,
+    updatedAt: Schema.Date,
+  }),
+  messages: Schema.Array(StoredMessage),
+  forks: Schema.Record({ key: Schema.String, value: Schema.Array(BranchRef) }),
+  forkInfo: Schema.NullOr(ForkInfo),
+}).annotations({ identifier: "ThreadDetail" })
+export type ThreadDetail = typeof ThreadDetail.Type
+
+export interface ThreadPage {
+  readonly threads: ReadonlyArray<ThreadSummary>
+  /** Number of root threads. */
+  readonly total: number
+  readonly page: number
+  /** Page size, or false when all threads were asked for. */
+  readonly perPage: number | false
+  readonly hasMore: boolean
+}
+
+export class ThreadNotFound extends Schema.TaggedError<ThreadNotFound>()("ThreadNotFound", {
+  threadId: Schema.String,
+}) {}
+
+export class MessageNotFound extends Schema.TaggedError<MessageNotFound>()("MessageNotFound", {
+  threadId: Schema.String,
+  messageId: Schema.String,
+}) {}
+
+/**
+ * Conversation threads and their messages, with branches (forks). A thread family is a root and
+ * every branch forked from it or from its branches.
+ */
+export class Threads extends Context.Tag("@aide/kernel/Threads")<
+  Threads,
+  {
+    /** The thread, created as an empty root thread with this id when it does not exist. */
+    readonly ensure: (
+      id: string,
+    ) => Effect.Effect<{ readonly thread: ThreadRecord; readonly created: boolean }, StorageError>
+    readonly get: (id: string) => Effect.Effect<ThreadRecord, ThreadNotFound | StorageError>
+    /** The thread's messages in order. */
+    readonly messages: (id: string) => Effect.Effect<ReadonlyArray<StoredMessage>, ThreadNotFound | StorageError>
+    /**
+     * Inserts the message at the end of the thread, or replaces it in place when a message with
+     * this id is already in the thread (an assistant message saved again as it grows). Bumps
+     * the thread's (and its family's) `updatedAt`.
+     */
+    readonly saveMessage: (
+      threadId: string,
+      message: StoredMessage,
+    ) => Effect.Effect<void, ThreadNotFound | StorageError>
+    /** Sets the title (automatic titling or a rename); null clears it. */
+    readonly setTitle: (id: string, title: string | null) => Effect.Effect<ThreadRecord, ThreadNotFound | StorageError>
+    /** Root threads, most recently updated family first. `perPage: false` = all. */
+    readonly list: (options: {
+      readonly page: number
+      readonly perPage: number | false
+    }) => Effect.Effect<ThreadPage, StorageError>
+    readonly detail: (id: string) => Effect.Effect<ThreadDetail, ThreadNotFound | StorageError>
+    /** Clones the messages before `messageId` into a new branch of `id`. */
+    readonly fork: (
+      id: string,
+      messageId: string,
+    ) => Effect.Effect<
+      { readonly thread: ThreadRecord; readonly clonedMessageCount: number },
+      ThreadNotFound | MessageNotFound | StorageError
+    >
+    /** Deletes the thread, its messages and every branch forked from it (recursively). */
+    readonly delete: (id: string) => Effect.Effect<void, ThreadNotFound | StorageError>
+  }
+>() {}

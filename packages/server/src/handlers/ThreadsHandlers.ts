@@ -1,0 +1,69 @@
+import { ActiveStreams, Threads } from "@aide/kernel"
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { AideApi } from "../api/AideApi.js"
+import { NotFound } from "../api/ApiErrors.js"
+import { defaultPerPage } from "../api/ThreadsApi.js"
+
+/** SPEC "Errors": the exact messages. */
+const threadNotFound = () => new NotFound({ error: "Thread not found" })
+const messageNotFound = () => new NotFound({ error: "Message not found in thread" })
+
+/** A storage failure is a defect here: the error middleware logs it and answers 500. */
+const dieOnStorageError = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(
+    effect,
+    (error): error is Extract<E, { readonly _tag: "StorageError" }> => error._tag === "StorageError",
+    Effect.die,
+  )
+
+export const layer = HttpApiBuilder.group(AideApi, "threads", (handlers) =>
+  Effect.gen(function* () {
+    const threads = yield* Threads.Threads
+    const activeStreams = yield* ActiveStreams.ActiveStreams
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.all([
+          threads.list({ page: urlParams.page ?? 0, perPage: urlParams.perPage ?? defaultPerPage }),
+          activeStreams.threadIds,
+        ]).pipe(
+          Effect.map(([page, activeStreamIds]) => ({ ...page, activeStreamIds })),
+          dieOnStorageError,
+        ),
+      )
+      .handle("detail", ({ path }) =>
+        threads.detail(path.id).pipe(Effect.catchTag("ThreadNotFound", threadNotFound), dieOnStorageError),
+      )
+      .handle("fork", ({ path, payload }) =>
+        threads.fork(path.id, payload.messageId).pipe(
+          Effect.map(({ thread, clonedMessageCount }) => ({
+            thread: { id: thread.id, createdAt: thread.createdAt, updatedAt: thread.updatedAt },
+            clonedMessageCount,
+          })),
+          Effect.catchTags({ ThreadNotFound: threadNotFound, MessageNotFound: messageNotFound }),
+          dieOnStorageError,
+        ),
+      )
+      .handle("rename", ({ path, payload }) =>
+        threads.setTitle(path.id, payload.title).pipe(
+          Effect.map((thread) => ({
+            id: thread.id,
+            title: thread.title,
+            createdAt: thread.createdAt,
+            updatedAt: thread.updatedAt,
+          })),
+          Effect.catchTag("ThreadNotFound", threadNotFound),
+          dieOnStorageError,
+        ),
+      )
+      .handle("delete", ({ path }) =>
+        threads
+          .delete(path.id)
+          .pipe(
+            Effect.as({ success: true as const }),
+            Effect.catchTag("ThreadNotFound", threadNotFound),
+            dieOnStorageError,
+          ),
+      )
+  }),
+)

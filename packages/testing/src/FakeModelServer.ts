@@ -1,0 +1,167 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { type ChatCompletionRequest, defaultTurn, type RecordedRequest, type Turn } from "./Turn.js"
+import { type Answer, chunks, completion, errorBody, makeAnswer } from "./wire.js"
+
+/** Options of {@link FakeModelServer.start}. */
+export interface FakeModelServerOptions {
+  /** Port on 127.0.0.1; defaults to 0 (a free port). */
+  readonly port?: number
+  /** Ids listed by `GET /v1/models`; defaults to `["fake-model", "fake-model-mini"]`. */
+  readonly models?: ReadonlyArray<string>
+}
+
+const sleep = (ms: number | undefined) =>
+  ms !== undefined && ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve()
+
+const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "content-type": "application/json", ...headers })
+  res.end(JSON.stringify(body))
+}
+
+const readBody = async (req: IncomingMessage): Promise<string> => {
+  const parts: Array<Buffer> = []
+  for await (const part of req) parts.push(part as Buffer)
+  return Buffer.concat(parts).toString("utf8")
+}
+
+/**
+ * A scripted, OpenAI-compatible model server on loopback, for tests that should exercise the
+ * real provider path over HTTP. Each chat request consumes one scripted {@link Turn}.
+ *
+ * @example
+ * const server = await FakeModelServer.start()
+ * const model = createOpenAICompatible({ name: "fake", baseURL: server.url })("fake-model")
+ * server.script({ text: ["Hi", " there"] })
+ * const result = streamText({ model, prompt: "Hello" })
+ * await server.close()
+ */
+export class FakeModelServer {
+  /** Chat requests received, in arrival order (`GET /v1/models` and unknown routes are not kept). */
+  readonly requests: Array<RecordedRequest> = []
+  #queue: Array<Turn> = []
+  #completions = 0
+  #toolCalls = 0
+
+  private constructor(
+    private readonly server: Server,
+    /** Base URL ending in `/v1`, e.g. `http://127.0.0.1:43121/v1`: pass it as the provider's `baseURL`. */
+    readonly url: string,
+    private readonly models: ReadonlyArray<string>,
+  ) {}
+
+  /** Starts a server on 127.0.0.1 (a free port unless `port` is given). */
+  static async start(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
+    let self: FakeModelServer | undefined
+    const server = createServer((req, res) => {
+      self!.handle(req, res).catch((error: unknown) => {
+        if (!res.headersSent) sendJson(res, 500, errorBody(String(error), "server_error"))
+        else res.destroy()
+      })
+    })
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject)
+      server.listen(options.port ?? 0, "127.0.0.1", () => {
+        server.off("error", reject)
+        resolve()
+      })
+    })
+    const { port } = server.address() as AddressInfo
+    self = new FakeModelServer(
+      server,
+      `http://127.0.0.1:${port}/v1`,
+      options.models ?? ["fake-model", "fake-model-mini"],
+    )
+    return self
+  }
+
+  /**
+   * Appends turns to the queue. A chat request consumes the first turn whose `match` accepts it,
+   * else the first turn without `match`, else it gets {@link defaultTurn}.
+   */
+  script(...turns: ReadonlyArray<Turn>): this {
+    this.#queue.push(...turns)
+    return this
+  }
+
+  /** How many scripted turns are still unconsumed. */
+  get remaining(): number {
+    return this.#queue.length
+  }
+
+  /** Forgets scripted turns and recorded requests. */
+  reset(): void {
+    this.#queue = []
+    this.requests.length = 0
+  }
+
+  /** Stops listening and drops every open connection (streams in flight are cut). */
+  close(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.close((error) => (error ? reject(error) : resolve()))
+      this.server.closeAllConnections()
+    })
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = req.url ?? "/"
+    const route = `${req.method} ${path.split("?")[0]}`
+    if (route === "GET /v1/models") {
+      const data = this.models.map((id) => ({ id, object: "model", created: 0, owned_by: "aide-testing" }))
+      return sendJson(res, 200, { object: "list", data })
+    }
+    if (route !== "POST /v1/chat/completions") {
+      return sendJson(res, 404, errorBody(`Unknown route: ${route}`, "invalid_request_error", "not_found"))
+    }
+    let body: ChatCompletionRequest
+    try {
+      body = JSON.parse(await readBody(req))
+    } catch {
+      return sendJson(res, 400, errorBody("The request body is not valid JSON.", "invalid_request_error"))
+    }
+    const request: RecordedRequest = { method: req.method ?? "POST", path, headers: req.headers, body }
+    this.requests.push(request)
+    const turn = this.take(request)
+
+    await sleep(turn.latencyMs)
+    if (res.destroyed) return
+    if (turn.error) {
+      const { status, message, type, code, headers } = turn.error
+      const errorType = type ?? (status >= 500 ? "server_error" : "invalid_request_error")
+      return sendJson(res, status, errorBody(message, errorType, code ?? null), { ...headers })
+    }
+    const answer = makeAnswer(turn, body, {
+      completion: () => `chatcmpl-fake-${++this.#completions}`,
+      toolCall: () => `call_${++this.#toolCalls}`,
+    })
+    if (body.stream !== true) {
+      if (turn.failAfterChunks !== undefined) return void res.destroy()
+      return sendJson(res, 200, completion(answer))
+    }
+    return this.stream(res, answer, turn, body.stream_options?.include_usage === true)
+  }
+
+  private take(request: RecordedRequest): Turn {
+    // A turn that asks for this request (by `match`) wins over the next turn that takes any request.
+    const matched = this.#queue.findIndex((turn) => turn.match?.(request) === true)
+    const index = matched !== -1 ? matched : this.#queue.findIndex((turn) => turn.match === undefined)
+    if (index === -1) return defaultTurn
+    return this.#queue.splice(index, 1)[0]!
+  }
+
+  private async stream(res: ServerResponse, answer: Answer, turn: Turn, includeUsage: boolean): Promise<void> {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+    res.flushHeaders()
+    const events = [...chunks(answer, includeUsage).map((chunk) => JSON.stringify(chunk)), "[DONE]"]
+    const cutAt = turn.failAfterChunks ?? Number.POSITIVE_INFINITY
+    for (const [sent, event] of events.entries()) {
+      if (sent >= cutAt) break
+      if (sent > 0) await sleep(turn.chunkDelayMs)
+      if (res.destroyed) return
+      await new Promise<void>((resolve) => res.write(`data: ${event}\n\n`, () => resolve()))
+    }
+    // A cut: once what was written is flushed, close the socket without ending the chunked body.
+    if (cutAt < events.length) return void res.socket?.destroySoon()
+    res.end()
+  }
+}
