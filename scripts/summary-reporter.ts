@@ -16,7 +16,13 @@ export default class SummaryReporter implements Reporter {
         else if (state === "failed") failed++
         else skipped++
       }
-      if (module.state() === "failed" && module.children.size === 0) failed++
+      // A file that failed outside its tests (an import, a hook) counts as one failure.
+      if (
+        module.state() === "failed" &&
+        ![...module.children.allTests()].some((test) => test.result().state === "failed")
+      ) {
+        failed++
+      }
     }
     // After vitest's own summary, so that it is the run's closing line.
     process.once("exit", () => {

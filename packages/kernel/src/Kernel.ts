@@ -7,6 +7,9 @@ import * as AuthConfig from "./auth/AuthConfig.js"
 import * as PasswordHasher from "./auth/PasswordHasher.js"
 import * as SigningSecret from "./auth/SigningSecret.js"
 import * as SqlAuthStore from "./auth/SqlAuthStore.js"
+import * as Chat from "./chat/Chat.js"
+import * as StreamHub from "./chat/StreamHub.js"
+import * as TitleGenerator from "./chat/TitleGenerator.js"
 import * as AppConfig from "./config/AppConfig.js"
 import * as SqlConfigStore from "./config/SqlConfigStore.js"
 import * as Ids from "./ids/Ids.js"
@@ -35,8 +38,12 @@ export interface KernelOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Default: `ModelRegistry.layer({ env })`, the provider catalogue configured from `env`. */
   readonly modelRegistry?: Layer.Layer<ModelRegistry.ModelRegistry>
-  /** Threads streaming now (GET /api/threads `activeStreamIds`); default: none. */
-  readonly activeStreams?: Layer.Layer<ActiveStreams.ActiveStreams>
+  /** Live chat streams; default: in this process's memory, replayable 60 s after they finish. */
+  readonly streamHub?: Layer.Layer<StreamHub.StreamHub>
+  /** Thread titles; default: asked of the operator model (`TitleGenerator.layerModel`). */
+  readonly titles?: Layer.Layer<TitleGenerator.TitleGenerator, never, AppConfig.AppConfig | ModelRegistry.ModelRegistry>
+  /** Chat run settings (e.g. provider retries). */
+  readonly chat?: Chat.ChatOptions
 }
 
 /** Everything the default kernel provides. */
@@ -48,6 +55,8 @@ export type KernelServices =
   | SqlClient.SqlClient
   | Threads.Threads
   | ActiveStreams.ActiveStreams
+  | StreamHub.StreamHub
+  | Chat.Chat
 
 export type KernelError = StorageError | SigningSecret.SigningSecretError
 
@@ -73,12 +82,21 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
   )
   const threads = SqlThreads.layer.pipe(Layer.provide(Ids.layer))
   const appConfig = AppConfig.layer.pipe(Layer.provide(SqlConfigStore.layer))
-  return Layer.mergeAll(
+  const base = Layer.mergeAll(
     auth,
     appConfig,
     options.modelRegistry ?? ModelRegistry.layer({ env: options.env ?? {} }),
     threads,
     options.rateLimiter ?? RateLimiter.layerMemory,
-    options.activeStreams ?? ActiveStreams.layerNone,
   ).pipe(Layer.provideMerge(storage))
+  const chat = Chat.layer(options.chat).pipe(Layer.provide([options.titles ?? TitleGenerator.layerModel, Ids.layer]))
+  // GET /api/threads reports the hub's running streams.
+  const activeStreams = Layer.effect(
+    ActiveStreams.ActiveStreams,
+    Effect.map(StreamHub.StreamHub, (hub) => ({ threadIds: hub.activeThreadIds })),
+  )
+  return Layer.mergeAll(chat, activeStreams).pipe(
+    Layer.provideMerge(options.streamHub ?? StreamHub.layerMemory()),
+    Layer.provideMerge(base),
+  )
 }

@@ -6,6 +6,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { AideApi } from "./api/AideApi.js"
 import * as AuthHandlers from "./handlers/AuthHandlers.js"
+import * as ChatHandlers from "./handlers/ChatHandlers.js"
 import * as ConfigHandlers from "./handlers/ConfigHandlers.js"
 import * as ModelsHandlers from "./handlers/ModelsHandlers.js"
 import * as StatusHandlers from "./handlers/StatusHandlers.js"
@@ -58,6 +59,7 @@ export const apiLayer = (options: ServerOptions) =>
     Layer.provide([
       StatusHandlers.layer({ name: "aide", version, runtime: "node", serverless: false }),
       AuthHandlers.layer({ trustProxy: options.trustProxy }),
+      ChatHandlers.layer(),
       ThreadsHandlers.layer,
       ConfigHandlers.layer,
       ModelsHandlers.layer,
@@ -92,7 +94,9 @@ export const layer = (options: ServerOptions) =>
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(HttpApiScalar.layer({ path: "/api/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
-    Layer.provide(ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes })),
+    Layer.provide(
+      ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
+    ),
     Layer.provide(apiLayer(options)),
     Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: options.port, host: options.host })),
     // Kept in the output: embedders (and tests seeding data) reach the same kernel services.

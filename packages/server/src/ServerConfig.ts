@@ -17,9 +17,12 @@ export interface ServerConfig {
   readonly trustProxy: TrustProxy
   /** `AIDE_MAX_BODY_BYTES`, default 1 MiB: larger request bodies get 413. */
   readonly maxBodyBytes: number
+  /** `AIDE_MAX_CHAT_BODY_BYTES`, default 20 MiB: POST /api/chat, whose file parts are data URLs. */
+  readonly chatMaxBodyBytes: number
 }
 
 export const defaultMaxBodyBytes = 1024 * 1024
+export const defaultChatMaxBodyBytes = 20 * 1024 * 1024
 
 export const fromEnv: Config.Config<ServerConfig> = Config.all({
   port: Config.integer("PORT").pipe(Config.withDefault(4111)),
@@ -29,4 +32,5 @@ export const fromEnv: Config.Config<ServerConfig> = Config.all({
   jwtSecret: Config.option(Config.redacted("AIDE_JWT_SECRET")),
   trustProxy: Config.string("AIDE_TRUST_PROXY").pipe(Config.withDefault(""), Config.map(parseTrustProxy)),
   maxBodyBytes: Config.integer("AIDE_MAX_BODY_BYTES").pipe(Config.withDefault(defaultMaxBodyBytes)),
+  chatMaxBodyBytes: Config.integer("AIDE_MAX_CHAT_BODY_BYTES").pipe(Config.withDefault(defaultChatMaxBodyBytes)),
 })

@@ -101,7 +101,9 @@ export const makeMemory = (options: StreamHubOptions) =>
           live.finished = true
           for (const listener of live.listeners) listener(null)
           live.listeners.clear()
-          return Effect.asVoid(Effect.forkIn(drop, scope))
+          // `finish` often runs in a finalizer (uninterruptible): the timer must stay interruptible,
+          // or closing the hub would wait out the retention.
+          return Effect.asVoid(Effect.forkIn(Effect.interruptible(drop), scope))
         })
 
         return Effect.succeed<StreamWriter>({ publish, finish })

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { BadRequest, documentWireErrors, InternalError, NotFound, Unauthorized } from "./ApiErrors.js"
 import { AuthProtectedApi, AuthPublicApi } from "./AuthApi.js"
+import { ChatApi } from "./ChatApi.js"
 import { ConfigApi } from "./ConfigApi.js"
 import { ModelsApi } from "./ModelsApi.js"
 import { StatusApi } from "./StatusApi.js"
@@ -11,6 +12,7 @@ export class AideApi extends HttpApi.make("aide")
   .add(StatusApi)
   .add(AuthPublicApi)
   .add(AuthProtectedApi)
+  .add(ChatApi)
   .add(ThreadsApi)
   .add(ConfigApi)
   .add(ModelsApi)

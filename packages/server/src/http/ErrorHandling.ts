@@ -47,6 +47,8 @@ const requestIdPrefix = Math.random().toString(36).slice(2, 8)
 export interface ErrorHandlingOptions {
   /** Largest accepted request body in bytes; larger ones get 413. */
   readonly maxBodyBytes: number
+  /** Larger limit for `POST /api/chat`, whose file parts carry attachments as data URLs. */
+  readonly chatMaxBodyBytes?: number
 }
 
 /**
@@ -59,8 +61,12 @@ export const layer = (options: ErrorHandlingOptions) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const declaredLength = Number(request.headers["content-length"] ?? 0)
-      if (declaredLength > options.maxBodyBytes) {
-        return errorResponse(413, `request body too large (limit ${options.maxBodyBytes} bytes)`, {
+      const limit =
+        options.chatMaxBodyBytes !== undefined && pathOf(request.url) === "/api/chat"
+          ? options.chatMaxBodyBytes
+          : options.maxBodyBytes
+      if (declaredLength > limit) {
+        return errorResponse(413, `request body too large (limit ${limit} bytes)`, {
           connection: "close",
         })
       }
@@ -72,7 +78,7 @@ export const layer = (options: ErrorHandlingOptions) =>
         return errorResponse(415, "Content-Type must be application/json")
       }
       return yield* app.pipe(
-        HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
+        HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
         Effect.catchAllCause((cause) => {
           const failure = Cause.squash(cause) as { readonly _tag?: string; readonly reason?: string }
           switch (failure?._tag) {

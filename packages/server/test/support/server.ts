@@ -38,6 +38,7 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
     jwtSecret: Option.none(),
     trustProxy: { _tag: "None" },
     maxBodyBytes: ServerConfig.defaultMaxBodyBytes,
+    chatMaxBodyBytes: ServerConfig.defaultChatMaxBodyBytes,
     ...overrides,
     kernel: { passwordHasher: PasswordHasher.layerTest, ...overrides.kernel },
   }

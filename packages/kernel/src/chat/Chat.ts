@@ -1,0 +1,283 @@
+import { convertToModelMessages, streamText, type UIMessage, type UIMessageChunk } from "ai"
+import { Clock, Context, Deferred, Effect, FiberSet, Layer, Option, Stream } from "effect"
+import { AppConfig } from "../config/AppConfig.js"
+import { Ids } from "../ids/Ids.js"
+import { ModelRegistry } from "../models/ModelRegistry.js"
+import type { StorageError } from "../storage/StorageError.js"
+import { type StoredMessage, Threads } from "../threads/Threads.js"
+import { ChatBusy, ChatModelError, InvalidChatRequest } from "./ChatErrors.js"
+import type { AssistantMetadata, ChatPart } from "./ChatModel.js"
+import { type StreamFrame, StreamHub } from "./StreamHub.js"
+import { TitleGenerator } from "./TitleGenerator.js"
+
+/** A started chat run: its thread, its id, and its SSE frames from the first event on. */
+export interface ChatRun {
+  readonly threadId: string
+  readonly runId: string
+  readonly frames: Stream.Stream<StreamFrame>
+}
+
+/**
+ * Talking to the assistant. A run is owned by the service, not by the request that started it:
+ * a client that goes away leaves generation and persistence intact, and can reconnect through
+ * the `StreamHub`. Only `stop` ends a run early.
+ */
+export class Chat extends Context.Tag("@aide/kernel/Chat")<
+  Chat,
+  {
+    /**
+     * Saves the user's message, starts the model, and returns once the first content (or a
+     * failure) has come back: a model that fails before producing anything fails here.
+     */
+    readonly send: (input: {
+      readonly threadId?: string | undefined
+      readonly parts: ReadonlyArray<ChatPart>
+    }) => Effect.Effect<ChatRun, ChatBusy | ChatModelError | InvalidChatRequest | StorageError>
+    /** Aborts the thread's running generation, keeping what was produced. False when none runs. */
+    readonly stop: (threadId: string) => Effect.Effect<boolean>
+  }
+>() {}
+
+/** Chunks that carry content: once one arrives, the response has started. */
+const isContent = (chunk: UIMessageChunk) =>
+  chunk.type !== "start" && chunk.type !== "start-step" && chunk.type !== "message-metadata" && chunk.type !== "error"
+
+const errorMessage = (error: unknown): string => {
+  if (error instanceof Error && error.message !== "") return error.message
+  if (typeof error === "string" && error !== "") return error
+  return "the model failed"
+}
+
+const toUIParts = (parts: ReadonlyArray<ChatPart>) =>
+  parts.map((part) =>
+    part.type === "text"
+      ? { type: "text", text: part.text }
+      : {
+          type: "file",
+          mediaType: part.mediaType,
+          url: part.url,
+          ...(part.filename === undefined ? {} : { filename: part.filename }),
+        },
+  )
+
+const fallbackTitleLength = 60
+
+/** The first words of the first user text: the title until (or unless) the model names the thread. */
+export const fallbackTitle = (messages: ReadonlyArray<StoredMessage>): string => {
+  for (const message of messages) {
+    if (message.role !== "user") continue
+    for (const part of message.parts as ReadonlyArray<{ type?: string; text?: string }>) {
+      if (part.type === "text" && typeof part.text === "string" && part.text.trim() !== "") {
+        const text = part.text.trim().replace(/\s+/g, " ")
+        return text.length <= fallbackTitleLength ? text : `${text.slice(0, fallbackTitleLength - 1).trimEnd()}…`
+      }
+    }
+  }
+  return "New conversation"
+}
+
+const systemPrompt = (
+  config: {
+    readonly personality: { readonly systemPrompt: string }
+    readonly identity: { readonly name: string }
+    readonly timezone: string
+  },
+  now: Date,
+) => {
+  const time = new Intl.DateTimeFormat("en-GB", {
+    dateStyle: "full",
+    timeStyle: "long",
+    timeZone: config.timezone,
+  }).format(now)
+  return [
+    config.personality.systemPrompt,
+    `Your name is ${config.identity.name}.`,
+    `The current time is ${time} (time zone ${config.timezone}).`,
+  ]
+    .filter((line) => line.trim() !== "")
+    .join("\n\n")
+}
+
+export interface ChatOptions {
+  /** Retries of a failed provider call (429, 5xx…) before the run fails; default 2. */
+  readonly maxRetries?: number
+}
+
+export const make = (options: ChatOptions = {}) =>
+  Effect.gen(function* () {
+    const threads = yield* Threads
+    const hub = yield* StreamHub
+    const ids = yield* Ids
+    const appConfig = yield* AppConfig
+    const models = yield* ModelRegistry
+    const titles = yield* TitleGenerator
+    // Runs belong to the service's scope, so they outlive the requests that start them.
+    const runs = yield* FiberSet.make()
+    const running = new Map<string, AbortController>()
+
+    const modelFor = Effect.gen(function* () {
+      const config = yield* appConfig.get
+      const resolved = yield* models
+        .languageModel(config.models.operator)
+        .pipe(Effect.mapError((error) => new ChatModelError({ message: error.message })))
+      return { config, ...resolved }
+    })
+
+    const send = Effect.fn("Chat.send")(function* (input: {
+      readonly threadId?: string | undefined
+      readonly parts: ReadonlyArray<ChatPart>
+    }) {
+      if (!input.parts.some((part) => part.type === "text" && part.text.trim() !== "")) {
+        return yield* new InvalidChatRequest({ message: "parts must contain at least one non-empty text part" })
+      }
+      const threadId = input.threadId ?? (yield* ids.uuid)
+      if (running.has(threadId) || (yield* hub.isActive(threadId))) return yield* new ChatBusy({ threadId })
+      const controller = new AbortController()
+      // Claimed synchronously with the check above: a second send on this thread now sees it busy.
+      running.set(threadId, controller)
+      const release = Effect.sync(() => {
+        if (running.get(threadId) === controller) running.delete(threadId)
+      })
+
+      const ready = yield* Deferred.make<ChatRun, ChatBusy | ChatModelError | StorageError>()
+      // The whole run, from saving the user's message on, is a fiber of the service: the request
+      // only waits for it to start streaming, so a client that leaves early stops nothing.
+      const run = Effect.gen(function* () {
+        yield* threads.ensure(threadId)
+        yield* threads.saveMessage(threadId, { id: yield* ids.uuid, role: "user", parts: toUIParts(input.parts) })
+        const history = yield* threads.messages(threadId)
+        const { config, model, settings } = yield* modelFor
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const runId = yield* ids.uuid
+        const assistantId = yield* ids.uuid
+        const metadata: AssistantMetadata = { runId, threadId }
+
+        const modelMessages = yield* Effect.tryPromise({
+          try: () => convertToModelMessages(history as unknown as Array<UIMessage>),
+          catch: (error) => new ChatModelError({ message: errorMessage(error) }),
+        })
+        let responseMessage: UIMessage | undefined
+        const uiStream = streamText({
+          model,
+          system: systemPrompt(config, now),
+          messages: modelMessages,
+          abortSignal: controller.signal,
+          maxRetries: options.maxRetries ?? 2,
+          ...settings,
+        }).toUIMessageStream({
+          originalMessages: history as unknown as Array<UIMessage>,
+          generateMessageId: () => assistantId,
+          messageMetadata: ({ part }) => (part.type === "start" ? metadata : undefined),
+          onFinish: ({ responseMessage: message }) => {
+            responseMessage = message
+          },
+          onError: errorMessage,
+        })
+        const reader = uiStream.getReader()
+        const read = Effect.promise(() => reader.read())
+
+        // Hold the response until the model has produced content or failed: a failure before
+        // any content is an error response (500), not a stream that carries only an error.
+        const head: Array<UIMessageChunk> = []
+        let ended = false
+        while (true) {
+          const next = yield* read
+          if (next.done) {
+            ended = true
+            break
+          }
+          if (next.value.type === "error" && !head.some(isContent)) {
+            yield* Effect.promise(() => reader.cancel())
+            return yield* new ChatModelError({ message: next.value.errorText })
+          }
+          head.push(next.value)
+          if (isContent(next.value)) break
+        }
+
+        const writer = yield* hub.open(threadId).pipe(Effect.mapError(() => new ChatBusy({ threadId })))
+        for (const chunk of head) yield* writer.publish(chunk)
+
+        const persist = Effect.suspend(() => {
+          const message = responseMessage
+          if (message === undefined || message.parts.length === 0) return Effect.void
+          return threads.saveMessage(threadId, {
+            id: message.id,
+            role: "assistant",
+            parts: message.parts,
+            ...(message.metadata === undefined ? {} : { metadata: message.metadata }),
+          })
+        })
+
+        const nameThread = Effect.gen(function* () {
+          const thread = yield* threads.get(threadId)
+          if (thread.title !== null) return
+          const messages = yield* threads.messages(threadId)
+          yield* threads.setTitle(threadId, fallbackTitle(messages))
+          // The model's title replaces the fallback when it comes; the run does not wait for it.
+          yield* FiberSet.run(
+            runs,
+            titles.generate(messages).pipe(
+              Effect.flatMap(
+                Option.match({ onNone: () => Effect.void, onSome: (title) => threads.setTitle(threadId, title) }),
+              ),
+              Effect.catchAllCause((cause) => Effect.logWarning("titling the thread failed", cause)),
+            ),
+          )
+        })
+
+        // The producer: relays chunks, and commits the message before `finish` goes out, so a
+        // client that saw `finish` never loses the message, whatever happens to the process next.
+        const produce = Effect.gen(function* () {
+          let finish: UIMessageChunk | undefined
+          while (!ended) {
+            const next = yield* read
+            if (next.done) break
+            if (next.value.type === "finish") finish = next.value
+            else yield* writer.publish(next.value)
+          }
+          yield* persist
+          yield* nameThread
+          if (finish !== undefined) yield* writer.publish(finish)
+        }).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logError("chat run failed", cause).pipe(
+              Effect.zipRight(writer.publish({ type: "error", errorText: "the response could not be completed" })),
+            ),
+          ),
+          Effect.ensuring(Effect.zipRight(writer.finish, release)),
+          Effect.annotateLogs({ threadId, runId }),
+        )
+        const frames = yield* hub.subscribe(threadId)
+        yield* Deferred.succeed(ready, { threadId, runId, frames: Option.getOrElse(frames, () => Stream.empty) })
+        yield* produce
+      })
+
+      yield* FiberSet.run(
+        runs,
+        run.pipe(
+          // The thread was ensured a moment ago; losing it now (a concurrent delete) is a defect.
+          Effect.catchTag("ThreadNotFound", (error) => Effect.die(error)),
+          Effect.onError((cause) =>
+            Effect.zipRight(
+              Effect.sync(() => controller.abort()),
+              Effect.zipRight(release, Deferred.failCause(ready, cause)),
+            ),
+          ),
+        ),
+      )
+      return yield* Deferred.await(ready)
+    })
+
+    const stop = (threadId: string) =>
+      Effect.sync(() => {
+        const controller = running.get(threadId)
+        if (controller === undefined) return false
+        controller.abort()
+        return true
+      })
+
+    return Chat.of({ send, stop })
+  })
+
+/** Chat over `Threads`, `StreamHub`, `AppConfig`, `ModelRegistry`, `TitleGenerator` and `Ids`. */
+export const layer = (options: ChatOptions = {}) => Layer.scoped(Chat, make(options))

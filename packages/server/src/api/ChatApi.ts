@@ -1,0 +1,51 @@
+import { ChatModel } from "@aide/kernel"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { BadRequest, Conflict, InternalError } from "./ApiErrors.js"
+import { Authentication } from "./Security.js"
+
+const partsRequired = "parts must be a non-empty array"
+
+export const ChatBody = Schema.Struct({
+  parts: Schema.Array(ChatModel.ChatPart)
+    .annotations({ message: () => partsRequired, missingMessage: partsRequired })
+    .pipe(Schema.minItems(1, { message: () => partsRequired })),
+  threadId: Schema.optional(
+    Schema.String.pipe(
+      Schema.pattern(/^[\w.:-]{1,128}$/, {
+        message: () => "threadId must be 1-128 letters, digits, '-', '_', '.' or ':'",
+      }),
+    ),
+  ),
+}).annotations({ identifier: "ChatBody", message: () => "request body must be a JSON object" })
+
+/** An SSE stream of the AI SDK UI message stream protocol, each event with an `id:`. */
+export const EventStream = HttpApiSchema.Text({ contentType: "text/event-stream" }).annotations({
+  description: "Server-Sent Events: `id: <n>` + `data: <UI message chunk JSON>`, ending with `data: [DONE]`",
+})
+
+const ThreadIdPath = Schema.Struct({ threadId: Schema.String })
+
+/** SPEC "Chat": send, reconnect, stop. Streams are SSE; the thread id is in `X-Thread-Id`. */
+export class ChatApi extends HttpApiGroup.make("chat")
+  .add(
+    HttpApiEndpoint.post("send", "/api/chat")
+      .setPayload(ChatBody)
+      .addSuccess(EventStream)
+      .addError(BadRequest.Wire)
+      .addError(Conflict.Wire)
+      .addError(InternalError.Wire),
+  )
+  .add(
+    HttpApiEndpoint.get("resume", "/api/chat/:threadId/stream")
+      .setPath(ThreadIdPath)
+      .addSuccess(EventStream)
+      .addSuccess(HttpApiSchema.NoContent.annotations({ description: "No stream to resume" })),
+  )
+  .add(
+    HttpApiEndpoint.post("stop", "/api/chat/:threadId/stop")
+      .setPath(ThreadIdPath)
+      .addSuccess(Schema.Struct({ success: Schema.Literal(true), stopped: Schema.Boolean })),
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Chat with the assistant (SSE streams)") {}

@@ -1,0 +1,30 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type ChatTestServer, chat, chunksOf, startChatServer } from "./support/chat.js"
+import { request } from "./support/server.js"
+
+describe("POST /api/chat (smoke)", () => {
+  let server: ChatTestServer
+  beforeAll(async () => {
+    server = await startChatServer()
+  })
+  afterAll(() => server.close())
+
+  it("streams the model's answer and stores both messages", async () => {
+    server.model.script({ text: "Hello there, owner." })
+    const response = await chat(server, "Hi!")
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toContain("text/event-stream")
+    const threadId = response.headers.get("x-thread-id")!
+    const body = await response.text()
+    const chunks = chunksOf(body)
+    expect(chunks.map((chunk) => chunk.type)).toContain("finish")
+    const text = chunks
+      .filter((c) => c.type === "text-delta")
+      .map((c) => c.delta)
+      .join("")
+    expect(text).toBe("Hello there, owner.")
+    const detail = await request(`${server.url}/api/threads/${threadId}`, { token: server.token })
+    expect(detail.body.messages.map((m: any) => m.role)).toEqual(["user", "assistant"])
+    expect(detail.body.thread.title).toBe("Hi!")
+  })
+})
