@@ -1,9 +1,10 @@
 import { createServer } from "node:http"
 import { Kernel, SigningSecret, type StorageError } from "@aide/kernel"
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+// Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AideApi } from "./api/AideApi.js"
 import * as AuthHandlers from "./handlers/AuthHandlers.js"
 import * as ChatHandlers from "./handlers/ChatHandlers.js"
@@ -22,6 +23,8 @@ export interface ServerOptions extends ServerConfig {
   readonly kernel?: Partial<Omit<Kernel.KernelOptions, "dataDir">>
   /** Environment holding provider API keys (`OPENAI_API_KEY`…); default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** Interval of keep-alive comments on idle chat streams; default 15 s. */
+  readonly chatHeartbeat?: Duration.DurationInput
 }
 
 /** PostgreSQL is loaded only when asked for, so SQLite servers never pay for the driver. */
@@ -59,7 +62,7 @@ export const apiLayer = (options: ServerOptions) =>
     Layer.provide([
       StatusHandlers.layer({ name: "aide", version, runtime: "node", serverless: false }),
       AuthHandlers.layer({ trustProxy: options.trustProxy }),
-      ChatHandlers.layer(),
+      ChatHandlers.layer(options.chatHeartbeat === undefined ? {} : { heartbeat: options.chatHeartbeat }),
       ThreadsHandlers.layer,
       ConfigHandlers.layer,
       ModelsHandlers.layer,
@@ -83,6 +86,32 @@ const createHttpServer = () => {
 }
 
 /**
+ * `HttpApiScalar.layer` at `path`, loaded on the first request for it: the Scalar UI is a 3.3 MB
+ * script that would otherwise be parsed, encoded and held in memory by every server process
+ * (~30 MiB RSS). The page is the same bytes. tsup.config.ts keeps it out of the startup chunk.
+ */
+const lazyDocs = (path: `/${string}`) =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function* () {
+      const api = yield* HttpApi.Api
+      const docs = yield* Effect.cached(
+        Effect.promise(() => import("@effect/platform/HttpApiScalar")).pipe(
+          Effect.flatMap((Scalar) =>
+            Effect.provide(
+              Effect.flatMap(HttpApiBuilder.Router, (docsRouter) => docsRouter.router),
+              Scalar.layer({ path }).pipe(
+                Layer.provideMerge(HttpApiBuilder.Router.Live),
+                Layer.provide(Layer.succeed(HttpApi.Api, api)),
+              ),
+            ),
+          ),
+        ),
+      )
+      yield* router.get(path, Effect.flatten(docs))
+    }),
+  )
+
+/**
  * The whole server: kernel, API, OpenAPI at `/api/openapi.json`, docs at `/api/docs`, listening
  * on `options.host:options.port`. Build it (e.g. `Layer.launch`) to serve; closing its scope
  * stops accepting, lets in-flight requests finish and closes the database. The kernel's services
@@ -92,7 +121,7 @@ export const layer = (options: ServerOptions) =>
   HttpApiBuilder.serve().pipe(
     // Spans per request cost ~25% of throughput and nothing exports them yet.
     HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(HttpApiScalar.layer({ path: "/api/docs" })),
+    Layer.provide(lazyDocs("/api/docs")),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
     Layer.provide(
       ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { NodeRuntime } from "@effect/platform-node"
+// Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Layer, Logger, LogLevel } from "effect"
 import * as Server from "./Server.js"
 import * as ServerConfig from "./ServerConfig.js"

@@ -28,3 +28,22 @@ describe("POST /api/chat (smoke)", () => {
     expect(detail.body.thread.title).toBe("Hi!")
   })
 })
+
+describe("keep-alive comments on an idle stream", () => {
+  let server: ChatTestServer
+  beforeAll(async () => {
+    server = await startChatServer({ chatHeartbeat: 20 })
+  })
+  afterAll(() => server.close())
+
+  it("sends `: keep-alive` while the model is silent, and AI SDK chunks around it", async () => {
+    server.model.script({ text: ["one ", "two ", "three"], chunkDelayMs: 120 })
+    const body = await (await chat(server, "Slowly, please")).text()
+    expect(body).toContain(": keep-alive\n\n")
+    const text = chunksOf(body)
+      .filter((chunk) => chunk.type === "text-delta")
+      .map((chunk) => chunk.delta)
+      .join("")
+    expect(text).toBe("one two three")
+  })
+})

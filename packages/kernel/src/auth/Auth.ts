@@ -224,7 +224,9 @@ export const make = Effect.gen(function* () {
     return yield* startSession(input.client)
   })
 
-  const listSessions = Effect.fn("Auth.listSessions")(function* (principal: Principal) {
+  // Untraced: it runs on every `GET /api/auth/sessions`, where a span (and the stack trace
+  // Effect.fn captures per call) cost about as much as the query.
+  const listSessions = Effect.fnUntraced(function* (principal: Principal) {
     const rows = yield* store.listActiveSessions((yield* now).toISOString())
     return rows.map(
       (row): Session => ({

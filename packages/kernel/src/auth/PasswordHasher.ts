@@ -1,5 +1,10 @@
-import * as Argon2 from "argon2"
+import type * as Argon2 from "argon2"
 import { Context, Effect, Layer } from "effect"
+
+// Loaded on first use (~15 ms of native module loading): most processes start, and most
+// requests run, without hashing a password.
+let argon2: Promise<typeof Argon2> | undefined
+const loadArgon2 = () => (argon2 ??= import("argon2"))
 
 /** Hashes and verifies the owner's password. Swap the Layer to trade cost for speed (tests). */
 export class PasswordHasher extends Context.Tag("@aide/kernel/PasswordHasher")<
@@ -29,9 +34,12 @@ export const testParams: Argon2Params = { memoryCost: 1024, timeCost: 1, paralle
 /** argon2id with the given parameters. Verification reads the parameters from the stored hash. */
 export const layerWith = (params: Argon2Params): Layer.Layer<PasswordHasher> =>
   Layer.succeed(PasswordHasher, {
-    hash: (password) => Effect.promise(() => Argon2.hash(password, { type: Argon2.argon2id, ...params })),
+    hash: (password) =>
+      Effect.promise(() => loadArgon2().then((a) => a.hash(password, { type: a.argon2id, ...params }))),
     verify: (hash, password) =>
-      Effect.tryPromise(() => Argon2.verify(hash, password)).pipe(Effect.orElseSucceed(() => false)),
+      Effect.tryPromise(() => loadArgon2().then((a) => a.verify(hash, password))).pipe(
+        Effect.orElseSucceed(() => false),
+      ),
   })
 
 /** argon2id with OWASP parameters. */

@@ -1,5 +1,5 @@
-import { convertToModelMessages, streamText, type UIMessage, type UIMessageChunk } from "ai"
-import { Clock, Context, Deferred, Effect, FiberSet, Layer, Option, Stream } from "effect"
+import { convertToModelMessages, readUIMessageStream, streamText, type UIMessage, type UIMessageChunk } from "ai"
+import { Clock, Context, Deferred, Effect, FiberSet, Layer, Option, Runtime, Stream } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { Ids } from "../ids/Ids.js"
 import { ModelRegistry } from "../models/ModelRegistry.js"
@@ -60,6 +60,20 @@ const toUIParts = (parts: ReadonlyArray<ChatPart>) =>
         },
   )
 
+/** The assistant message a client builds from `chunks`: what was produced before a failure. */
+const messageOf = (chunks: ReadonlyArray<UIMessageChunk>) =>
+  Effect.promise(async () => {
+    let message: UIMessage | undefined
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk)
+        controller.close()
+      },
+    })
+    for await (const snapshot of readUIMessageStream({ stream })) message = snapshot
+    return message
+  })
+
 const fallbackTitleLength = 60
 
 /** The first words of the first user text: the title until (or unless) the model names the thread. */
@@ -113,6 +127,11 @@ export const make = (options: ChatOptions = {}) =>
     const titles = yield* TitleGenerator
     // Runs belong to the service's scope, so they outlive the requests that start them.
     const runs = yield* FiberSet.make()
+    // Provider errors surface in the SDK's callbacks; log them through our logger, not stderr.
+    const runtime = yield* Effect.runtime<never>()
+    const logProviderError = (error: unknown): void => {
+      Runtime.runFork(runtime)(Effect.logWarning("model provider error", errorMessage(error)))
+    }
     const running = new Map<string, AbortController>()
 
     const modelFor = Effect.gen(function* () {
@@ -163,6 +182,7 @@ export const make = (options: ChatOptions = {}) =>
           messages: modelMessages,
           abortSignal: controller.signal,
           maxRetries: options.maxRetries ?? 2,
+          onError: ({ error }) => logProviderError(error),
           ...settings,
         }).toUIMessageStream({
           originalMessages: history as unknown as Array<UIMessage>,
@@ -174,7 +194,11 @@ export const make = (options: ChatOptions = {}) =>
           onError: errorMessage,
         })
         const reader = uiStream.getReader()
-        const read = Effect.promise(() => reader.read())
+        // A stream cut mid-way makes the read reject (it is not an `error` chunk): a model failure.
+        const read = Effect.tryPromise({
+          try: () => reader.read(),
+          catch: (error) => new ChatModelError({ message: errorMessage(error) }),
+        })
 
         // Hold the response until the model has produced content or failed: a failure before
         // any content is an error response (500), not a stream that carries only an error.
@@ -195,7 +219,13 @@ export const make = (options: ChatOptions = {}) =>
         }
 
         const writer = yield* hub.open(threadId).pipe(Effect.mapError(() => new ChatBusy({ threadId })))
-        for (const chunk of head) yield* writer.publish(chunk)
+        // What went out, to rebuild the message when the model fails before `onFinish` can run.
+        const sent: Array<UIMessageChunk> = []
+        const relay = (chunk: UIMessageChunk) => {
+          sent.push(chunk)
+          return writer.publish(chunk)
+        }
+        for (const chunk of head) yield* relay(chunk)
 
         const persist = Effect.suspend(() => {
           const message = responseMessage
@@ -230,10 +260,15 @@ export const make = (options: ChatOptions = {}) =>
         const produce = Effect.gen(function* () {
           let finish: UIMessageChunk | undefined
           while (!ended) {
-            const next = yield* read
-            if (next.done) break
-            if (next.value.type === "finish") finish = next.value
-            else yield* writer.publish(next.value)
+            const next = yield* Effect.either(read)
+            if (next._tag === "Left") {
+              yield* writer.publish({ type: "error", errorText: next.left.message })
+              responseMessage = yield* messageOf(sent)
+              break
+            }
+            if (next.right.done) break
+            if (next.right.value.type === "finish") finish = next.right.value
+            else yield* relay(next.right.value)
           }
           yield* persist
           yield* nameThread

@@ -55,6 +55,8 @@ export const layerModel = Layer.effect(
               system: "You name conversations. Answer with a title of at most six words, nothing else.",
               prompt: `Conversation:\n${transcript}\n\nTitle:`,
               maxOutputTokens: 24,
+              // One attempt: a title is not worth retries, and the fallback title stays on failure.
+              maxRetries: 0,
             }),
           )
           return cleanTitle(result.text)

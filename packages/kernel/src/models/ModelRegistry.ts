@@ -1,7 +1,3 @@
-import { createAnthropic } from "@ai-sdk/anthropic"
-import { createGoogleGenerativeAI } from "@ai-sdk/google"
-import { createOpenAI } from "@ai-sdk/openai"
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import type { LanguageModel } from "ai"
 import { Context, Effect, Layer } from "effect"
 import { ModelNotConfigured, UnknownProvider } from "./ModelErrors.js"
@@ -71,25 +67,30 @@ export const make = (options: ModelRegistryOptions) => {
     envVars: provider.envVars,
   }))
 
-  // Factories are created on first use: most hosts configure one provider.
-  const factories: Record<ProviderId, () => (model: string) => LanguageModel> = {
-    openai: () => {
+  // Factories are created on first use: most hosts configure one provider, and its SDK is
+  // imported only then (the four SDKs are ~1 MB of code to parse at every start otherwise).
+  const factories: Record<ProviderId, () => Promise<(model: string) => LanguageModel>> = {
+    openai: async () => {
+      const { createOpenAI } = await import("@ai-sdk/openai")
       // Chat Completions rather than Responses: every OpenAI-compatible server (and fake) speaks it.
       const openai = createOpenAI({ apiKey: read("OPENAI_API_KEY")!, baseURL: read("OPENAI_BASE_URL") ?? openAiUrl })
       return (model) => openai.chat(model)
     },
-    anthropic: () => {
+    anthropic: async () => {
+      const { createAnthropic } = await import("@ai-sdk/anthropic")
       const anthropic = createAnthropic({
         apiKey: read("ANTHROPIC_API_KEY")!,
         baseURL: read("ANTHROPIC_BASE_URL") ?? anthropicUrl,
       })
       return (model) => anthropic(model)
     },
-    google: () => {
+    google: async () => {
+      const { createGoogleGenerativeAI } = await import("@ai-sdk/google")
       const google = createGoogleGenerativeAI({ apiKey: read("GOOGLE_GENERATIVE_AI_API_KEY")! })
       return (model) => google(model)
     },
-    "openai-compatible": () => {
+    "openai-compatible": async () => {
+      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible")
       const apiKey = read("OPENAI_COMPATIBLE_API_KEY")
       const compatible = createOpenAICompatible({
         name: "openai-compatible",
@@ -100,11 +101,14 @@ export const make = (options: ModelRegistryOptions) => {
       return (model) => compatible.chatModel(model)
     },
   }
-  const created = new Map<ProviderId, (model: string) => LanguageModel>()
+  const created = new Map<ProviderId, Promise<(model: string) => LanguageModel>>()
   const factory = (id: ProviderId) => {
     let create = created.get(id)
     if (create === undefined) {
-      create = factories[id]()
+      create = factories[id]().catch((error: unknown) => {
+        created.delete(id)
+        throw error
+      })
       created.set(id, create)
     }
     return create
@@ -126,7 +130,7 @@ export const make = (options: ModelRegistryOptions) => {
         message: `provider ${provider.id} is not configured: set ${missing.join(" and ")}`,
       })
     }
-    const model = factory(provider.id)(selection.model)
+    const model = (yield* Effect.promise(() => factory(provider.id)))(selection.model)
     const settings: { temperature?: number; maxOutputTokens?: number } = {}
     if (selection.temperature !== undefined) settings.temperature = selection.temperature
     if (selection.maxTokens !== undefined) settings.maxOutputTokens = selection.maxTokens

@@ -7,9 +7,12 @@ import { Authentication } from "./Security.js"
 const partsRequired = "parts must be a non-empty array"
 
 export const ChatBody = Schema.Struct({
-  parts: Schema.Array(ChatModel.ChatPart)
-    .annotations({ message: () => partsRequired, missingMessage: partsRequired })
-    .pipe(Schema.minItems(1, { message: () => partsRequired })),
+  // A missing key's message is read from the property signature, not from the value's schema.
+  parts: Schema.propertySignature(
+    Schema.Array(ChatModel.ChatPart)
+      .annotations({ message: () => partsRequired })
+      .pipe(Schema.minItems(1, { message: () => partsRequired })),
+  ).annotations({ missingMessage: () => partsRequired }),
   threadId: Schema.optional(
     Schema.String.pipe(
       Schema.pattern(/^[\w.:-]{1,128}$/, {

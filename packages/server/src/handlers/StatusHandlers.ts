@@ -1,7 +1,8 @@
 import { Auth } from "@aide/kernel"
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Schema } from "effect"
 import { AideApi } from "../api/AideApi.js"
+import { ServiceStatus } from "../api/StatusApi.js"
 
 export interface StatusInfo {
   readonly name: string
@@ -26,17 +27,24 @@ export const layer = (info: StatusInfo) =>
               Effect.catchTag("Unauthenticated", () => Effect.succeed(false)),
             )
       }
-      return handlers.handle("status", () =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          return {
-            ...info,
-            auth: {
-              setup: yield* auth.isSetup,
-              authenticated: yield* authenticated(request.headers.authorization),
-            },
-          }
-        }).pipe(Effect.orDie),
+      // Only four answers exist (setup × authenticated): each is encoded by the schema once, as
+      // HttpApi would encode it (JSON, 200), instead of on every request.
+      const answer = (setup: boolean, signedIn: boolean) =>
+        HttpServerResponse.unsafeJson(
+          Schema.encodeSync(ServiceStatus)({ ...info, auth: { setup, authenticated: signedIn } }),
+          { status: 200, contentType: "application/json" },
+        )
+      const answers = [
+        [answer(false, false), answer(false, true)],
+        [answer(true, false), answer(true, true)],
+      ] as const
+      return handlers.handleRaw("status", ({ request }) =>
+        Effect.flatMap(auth.isSetup, (setup) =>
+          Effect.map(
+            authenticated(request.headers.authorization),
+            (signedIn) => answers[setup ? 1 : 0][signedIn ? 1 : 0],
+          ),
+        ).pipe(Effect.orDie),
       )
     }),
   )

@@ -1,0 +1,303 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Context, Effect, Exit, Fiber, Layer, Option, Scope, Stream, TestClock, TestServices } from "effect"
+import * as StreamHub from "../src/chat/StreamHub.js"
+
+type Hub = StreamHub.StreamHub["Type"]
+type StreamFrame = StreamHub.StreamFrame
+
+/** Runs `body` with a fresh in-memory hub (SPEC retention: 60 s), released when the test ends. */
+const withHub = <A, E>(body: (hub: Hub) => Effect.Effect<A, E>) =>
+  Effect.flatMap(StreamHub.StreamHub, body).pipe(Effect.provide(StreamHub.layerMemory()))
+
+const decoder = new TextDecoder()
+const text = (frame: StreamFrame) => decoder.decode(frame.bytes)
+/** The chunk a frame carries, parsed back from its `data:` line. */
+const chunkOf = (frame: StreamFrame): unknown => JSON.parse(text(frame).split("\n")[1]!.slice("data: ".length))
+const ids = (frames: ReadonlyArray<StreamFrame>) => frames.map((frame) => frame.id)
+const delta = (n: number) => ({ type: "text-delta", id: "t", delta: `d${n}` })
+
+/** The thread's stream as it is now: it must exist. */
+const streamOf = (hub: Hub, threadId: string, afterEventId?: number) =>
+  Effect.map(hub.subscribe(threadId, afterEventId), (stream) => Option.getOrThrow(stream))
+
+const collect = (stream: Stream.Stream<StreamFrame>) =>
+  Effect.map(Stream.runCollect(stream), (frames) => Chunk.toReadonlyArray(frames))
+
+/** Subscribes and collects in the background; join for every frame up to the end. */
+const follow = (hub: Hub, threadId: string, afterEventId?: number) =>
+  Effect.flatMap(streamOf(hub, threadId, afterEventId), (stream) => Effect.fork(collect(stream)))
+
+describe("frames", () => {
+  it.effect("each event is encoded as `id: N`, `data: <json>` and a blank line, ids counting from 1", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        yield* writer.publish({ type: "start" })
+        yield* writer.publish({ type: "text-delta", id: "0", delta: 'Hé "quoted"\n' })
+        yield* writer.finish
+        const frames = yield* collect(yield* streamOf(hub, "t1"))
+        expect(frames.map(text)).toEqual([
+          'id: 1\ndata: {"type":"start"}\n\n',
+          'id: 2\ndata: {"type":"text-delta","id":"0","delta":"Hé \\"quoted\\"\\n"}\n\n',
+        ])
+      }),
+    ),
+  )
+
+  it.effect("two subscribers get the same bytes for every event, encoded once", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        yield* writer.publish(delta(1))
+        const first = yield* follow(hub, "t1")
+        const second = yield* follow(hub, "t1")
+        yield* writer.publish(delta(2))
+        yield* writer.publish(delta(3))
+        yield* writer.finish
+        const a = yield* Fiber.join(first)
+        const b = yield* Fiber.join(second)
+        expect(ids(a)).toEqual([1, 2, 3])
+        // The very same buffers: nothing is encoded per subscriber.
+        expect(b.every((frame, index) => frame.bytes === a[index]!.bytes)).toBe(true)
+      }),
+    ),
+  )
+})
+
+describe("subscribe", () => {
+  it.effect("replays what was published, then follows live events in order until finish", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        yield* writer.publish(delta(1))
+        yield* writer.publish(delta(2))
+        const subscriber = yield* follow(hub, "t1")
+        yield* writer.publish(delta(3))
+        yield* writer.publish(delta(4))
+        yield* writer.finish
+        const frames = yield* Fiber.join(subscriber)
+        expect(ids(frames)).toEqual([1, 2, 3, 4])
+        expect(frames.map(chunkOf)).toEqual([delta(1), delta(2), delta(3), delta(4)])
+      }),
+    ),
+  )
+
+  it.effect("from afterEventId: only the events after it, live ones included", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        for (let n = 1; n <= 3; n++) yield* writer.publish(delta(n))
+        const fromStart = yield* follow(hub, "t1")
+        const afterTwo = yield* follow(hub, "t1", 2)
+        const afterAll = yield* follow(hub, "t1", 3)
+        yield* writer.publish(delta(4))
+        yield* writer.finish
+        expect(ids(yield* Fiber.join(fromStart))).toEqual([1, 2, 3, 4])
+        expect(ids(yield* Fiber.join(afterTwo))).toEqual([3, 4])
+        expect(ids(yield* Fiber.join(afterAll))).toEqual([4])
+      }),
+    ),
+  )
+
+  it.effect("events published while a subscriber is still reading its replay come once each, in order", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        for (let n = 1; n <= 4; n++) yield* writer.publish(delta(n))
+        const stream = yield* streamOf(hub, "t1", 1)
+        // The subscriber has read frame 2 of its replay (3 and 4 still pending) when 5 and 6 arrive.
+        const frames = yield* collect(
+          Stream.tap(stream, (frame) =>
+            frame.id === 2
+              ? Effect.zipRight(writer.publish(delta(5)), writer.publish(delta(6)))
+              : frame.id === 6
+                ? writer.finish
+                : Effect.void,
+          ),
+        )
+        expect(ids(frames)).toEqual([2, 3, 4, 5, 6])
+        expect(frames.map(chunkOf)).toEqual([2, 3, 4, 5, 6].map(delta))
+      }),
+    ),
+  )
+
+  it.effect("a long stream is replayed whole", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        for (let n = 1; n <= 500; n++) yield* writer.publish(delta(n))
+        const subscriber = yield* follow(hub, "t1")
+        yield* writer.publish(delta(501))
+        yield* writer.finish
+        expect(ids(yield* Fiber.join(subscriber))).toEqual(Array.from({ length: 501 }, (_, index) => index + 1))
+      }),
+    ),
+  )
+
+  it.effect("is None for a thread that never streamed", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        expect(Option.isNone(yield* hub.subscribe("never"))).toBe(true)
+      }),
+    ),
+  )
+
+  it.effect("a subscriber that goes away stops receiving; the others continue", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        yield* writer.publish(delta(1))
+        const leaving = yield* Effect.fork(Stream.runDrain(yield* streamOf(hub, "t1")))
+        const staying = yield* follow(hub, "t1")
+        // Taking one frame and stopping closes that subscriber's scope while the stream runs.
+        const firstOnly = yield* collect(Stream.take(yield* streamOf(hub, "t1"), 1))
+        yield* Fiber.interrupt(leaving)
+        yield* writer.publish(delta(2))
+        yield* writer.publish(delta(3))
+        yield* writer.finish
+        expect(ids(firstOnly)).toEqual([1])
+        expect(Exit.isInterrupted(yield* Fiber.await(leaving))).toBe(true)
+        expect(ids(yield* Fiber.join(staying))).toEqual([1, 2, 3])
+      }),
+    ),
+  )
+})
+
+describe("open", () => {
+  it.effect("fails with StreamActive while the thread's stream runs", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        yield* hub.open("t1")
+        expect(yield* Effect.flip(hub.open("t1"))).toMatchObject({ _tag: "StreamActive", threadId: "t1" })
+        // Other threads are independent.
+        yield* hub.open("t2")
+      }),
+    ),
+  )
+
+  it.effect("succeeds once it finished: the new run replaces the old buffer", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const first = yield* hub.open("t1")
+        yield* first.publish({ run: 1, n: 1 })
+        yield* first.publish({ run: 1, n: 2 })
+        yield* first.finish
+        const second = yield* hub.open("t1")
+        yield* second.publish({ run: 2, n: 1 })
+        yield* second.finish
+        const frames = yield* collect(yield* streamOf(hub, "t1"))
+        expect(ids(frames)).toEqual([1])
+        expect(frames.map(chunkOf)).toEqual([{ run: 2, n: 1 }])
+      }),
+    ),
+  )
+
+  it.effect("the old run's retention does not drop the new run", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const first = yield* hub.open("t1")
+        yield* first.finish
+        yield* TestClock.adjust("30 seconds")
+        const second = yield* hub.open("t1")
+        yield* second.publish(delta(1))
+        yield* TestClock.adjust("30 seconds")
+        expect(yield* hub.isActive("t1")).toBe(true)
+        yield* second.finish
+        yield* TestClock.adjust("59 seconds")
+        expect(Option.isSome(yield* hub.subscribe("t1"))).toBe(true)
+        yield* TestClock.adjust("1 second")
+        expect(Option.isNone(yield* hub.subscribe("t1"))).toBe(true)
+      }),
+    ),
+  )
+
+  it.effect("publish and finish after finish change nothing", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        yield* writer.publish(delta(1))
+        yield* writer.finish
+        yield* writer.publish(delta(2))
+        yield* writer.finish
+        expect(ids(yield* collect(yield* streamOf(hub, "t1")))).toEqual([1])
+      }),
+    ),
+  )
+})
+
+describe("finish", () => {
+  it.effect("completes every subscriber", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        const subscribers = yield* Effect.all([follow(hub, "t1"), follow(hub, "t1")])
+        yield* writer.publish(delta(1))
+        yield* writer.finish
+        for (const subscriber of subscribers) expect(ids(yield* Fiber.join(subscriber))).toEqual([1])
+      }),
+    ),
+  )
+
+  it.effect("a finished stream stays replayable for 60 seconds, then is gone", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        yield* writer.publish(delta(1))
+        yield* writer.publish(delta(2))
+        yield* writer.finish
+        yield* TestClock.adjust("59 seconds")
+        expect(ids(yield* collect(yield* streamOf(hub, "t1")))).toEqual([1, 2])
+        expect(ids(yield* collect(yield* streamOf(hub, "t1", 1)))).toEqual([2])
+        yield* TestClock.adjust("1 second")
+        expect(Option.isNone(yield* hub.subscribe("t1"))).toBe(true)
+      }),
+    ),
+  )
+
+  it.effect("retention is configurable", () =>
+    Effect.gen(function* () {
+      const hub = yield* StreamHub.StreamHub
+      const writer = yield* hub.open("t1")
+      yield* writer.finish
+      yield* TestClock.adjust("4 seconds")
+      expect(Option.isSome(yield* hub.subscribe("t1"))).toBe(true)
+      yield* TestClock.adjust("1 second")
+      expect(Option.isNone(yield* hub.subscribe("t1"))).toBe(true)
+    }).pipe(Effect.provide(StreamHub.layerMemory({ retention: "5 seconds" }))),
+  )
+
+  it.effect("closing the hub does not wait for the retention, even when finish ran in a finalizer", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const hub = Context.get(yield* Layer.buildWithScope(StreamHub.layerMemory(), scope), StreamHub.StreamHub)
+      const writer = yield* hub.open("t1")
+      yield* writer.publish(delta(1))
+      // As a chat run does: `finish` in `Effect.ensuring`, which runs uninterruptibly.
+      yield* Effect.void.pipe(Effect.ensuring(writer.finish))
+      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+      // The test clock never moves: a close that waited for the 60 s timer would never end.
+      yield* TestServices.provideLive(Fiber.join(closing).pipe(Effect.timeout("2 seconds")))
+    }),
+  )
+})
+
+describe("activeThreadIds and isActive", () => {
+  it.effect("list the threads whose stream runs now, not finished ones", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        expect(yield* hub.activeThreadIds).toEqual([])
+        const one = yield* hub.open("t1")
+        yield* hub.open("t2")
+        expect([...(yield* hub.activeThreadIds)].sort()).toEqual(["t1", "t2"])
+        yield* one.finish
+        expect(yield* hub.activeThreadIds).toEqual(["t2"])
+        expect(yield* hub.isActive("t1")).toBe(false)
+        expect(yield* hub.isActive("t2")).toBe(true)
+        expect(yield* hub.isActive("never")).toBe(false)
+        yield* TestClock.adjust("60 seconds")
+        expect(yield* hub.isActive("t1")).toBe(false)
+        expect(yield* hub.activeThreadIds).toEqual(["t2"])
+      }),
+    ),
+  )
+})
