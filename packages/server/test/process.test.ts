@@ -1,126 +1,14 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
 import * as Jose from "jose"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { ensureBuilt, exitWithin, killAll, spawnServer, startServer } from "./support/process.js"
 import { password, request } from "./support/server.js"
-
-const root = fileURLToPath(new URL("../../..", import.meta.url))
-const main = join(root, "packages/server/dist/main.js")
-
-/** Newest modification time under `path` (files only), 0 if it does not exist. */
-const newestChange = (path: string): number => {
-  if (!existsSync(path)) return 0
-  const stat = statSync(path)
-  if (!stat.isDirectory()) return stat.mtimeMs
-  return Math.max(0, ...readdirSync(path).map((entry) => newestChange(join(path, entry))))
-}
-
-/** Builds the kernel and the server unless `dist/main.js` is newer than everything it is built from. */
-const ensureBuilt = () => {
-  const sources = ["kernel", "server"].flatMap((name) =>
-    ["src", "package.json", "tsup.config.ts"].map((entry) => join(root, "packages", name, entry)),
-  )
-  if (newestChange(main) > Math.max(...sources.map(newestChange))) return
-  execFileSync("npx", ["-y", "pnpm@10.20.0", "--filter", "@aide/server...", "run", "build"], {
-    cwd: root,
-    stdio: "pipe",
-    timeout: 300_000,
-  })
-}
-
-interface LogLine {
-  readonly message: unknown
-  readonly logLevel: string
-  readonly timestamp: string
-  readonly annotations: Record<string, unknown>
-}
-
-/** A running `node packages/server/dist/main.js`, with everything it printed so far. */
-interface AideProcess {
-  readonly child: ChildProcess
-  readonly stdout: Array<string>
-  readonly stderr: Array<string>
-  /** Resolves once the process has exited. */
-  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
-  /** Resolves with the first JSON log line whose message is `message`. */
-  readonly logged: (message: string) => Promise<LogLine>
-}
-
-const running = new Set<ChildProcess>()
-
-/** The process as an operator runs it: configured by the environment only. */
-const spawnServer = (env: Record<string, string>): AideProcess => {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(PORT|HOST|DATABASE_URL|AIDE_.*)$/.test(name)),
-  )
-  const child = spawn(process.execPath, [main], {
-    cwd: root,
-    env: { ...inherited, PORT: "0", HOST: "127.0.0.1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  })
-  running.add(child)
-  const stdout: Array<string> = []
-  const stderr: Array<string> = []
-  const waiters: Array<() => void> = []
-  const collect = (into: Array<string>) => {
-    let partial = ""
-    return (chunk: Buffer) => {
-      const lines = (partial + chunk.toString("utf8")).split("\n")
-      partial = lines.pop() ?? ""
-      into.push(...lines)
-      for (const wake of waiters.splice(0)) wake()
-    }
-  }
-  child.stdout!.on("data", collect(stdout))
-  child.stderr!.on("data", collect(stderr))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => {
-      running.delete(child)
-      for (const wake of waiters.splice(0)) wake()
-      resolve({ code, signal })
-    }),
-  )
-  const logged = async (message: string) => {
-    for (;;) {
-      for (const line of stdout) {
-        try {
-          const parsed = JSON.parse(line) as LogLine
-          if (parsed.message === message) return parsed
-        } catch {
-          // not JSON: the JSON-lines test reports it
-        }
-      }
-      if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`exited before logging "${message}":\n${[...stdout, ...stderr].join("\n")}`)
-      }
-      await new Promise<void>((wake) => waiters.push(wake))
-    }
-  }
-  return { child, stdout, stderr, exited, logged }
-}
-
-/** Starts the process and waits until it listens; returns its base URL. */
-const startServer = async (env: Record<string, string>) => {
-  const server = spawnServer(env)
-  const listening = await server.logged("listening")
-  return { ...server, url: String(listening.annotations.url) }
-}
-
-/** Waits for the exit, failing after `ms`. */
-const exitWithin = (server: AideProcess, ms: number) =>
-  Promise.race([
-    server.exited,
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error(`still running after ${ms} ms:\n${server.stdout.join("\n")}`)), ms),
-    ),
-  ])
 
 /**
  * A login whose request is already being handled: headers and half the body are sent now,
@@ -167,9 +55,7 @@ const newDataDir = () => {
 
 describe("the aide-server process", () => {
   beforeAll(ensureBuilt, 300_000)
-  afterEach(() => {
-    for (const child of running) child.kill("SIGKILL")
-  })
+  afterEach(killAll)
   afterAll(() => {
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
   })
