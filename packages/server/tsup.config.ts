@@ -1,4 +1,23 @@
-import { defineConfig } from "tsup"
+import { readFileSync } from "node:fs"
+import { defineConfig, type Options } from "tsup"
+
+type EsbuildPlugin = NonNullable<Options["esbuildPlugins"]>[number]
+
+/**
+ * `@effect/platform`'s barrel re-exports HttpApiScalar, which would put its 3.3 MB inline UI in
+ * the startup chunk. Server.ts loads it with `import()` on the first `/api/docs` request; dropping
+ * the barrel's re-export lets it live in that lazy chunk only. (The build fails loudly if code
+ * ever imports `HttpApiScalar` from the barrel.)
+ */
+const lazyScalar: EsbuildPlugin = {
+  name: "aide-lazy-scalar",
+  setup(build) {
+    build.onLoad({ filter: /@effect[\\/]platform[\\/]dist[\\/]esm[\\/]index\.js$/ }, (args) => ({
+      contents: readFileSync(args.path, "utf8").replace(/^export \* as HttpApiScalar from .*$/m, ""),
+      loader: "js",
+    }))
+  },
+}
 
 export default defineConfig([
   // The library: types and ESM for people who embed the server.
@@ -19,6 +38,10 @@ export default defineConfig([
     sourcemap: true,
     target: "node20",
     splitting: true,
+    // Whitespace and syntax only: less to parse at start, readable names in stack traces.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    esbuildPlugins: [lazyScalar],
     noExternal: [/^(?!better-sqlite3$|argon2$|pg-native$).*/],
     external: ["better-sqlite3", "argon2", "pg-native"],
     banner: {

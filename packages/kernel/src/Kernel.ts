@@ -7,12 +7,15 @@ import * as AuthConfig from "./auth/AuthConfig.js"
 import * as PasswordHasher from "./auth/PasswordHasher.js"
 import * as SigningSecret from "./auth/SigningSecret.js"
 import * as SqlAuthStore from "./auth/SqlAuthStore.js"
+import * as ChannelRegistry from "./channels/ChannelRegistry.js"
 import * as Chat from "./chat/Chat.js"
 import * as StreamHub from "./chat/StreamHub.js"
 import * as TitleGenerator from "./chat/TitleGenerator.js"
 import * as AppConfig from "./config/AppConfig.js"
 import * as SqlConfigStore from "./config/SqlConfigStore.js"
 import * as Ids from "./ids/Ids.js"
+import type * as Inbox from "./inbox/Inbox.js"
+import * as SqlInbox from "./inbox/SqlInbox.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
 import * as SqliteStorage from "./storage/SqliteStorage.js"
@@ -44,6 +47,10 @@ export interface KernelOptions {
   readonly titles?: Layer.Layer<TitleGenerator.TitleGenerator, never, AppConfig.AppConfig | ModelRegistry.ModelRegistry>
   /** Chat run settings (e.g. provider retries). */
   readonly chat?: Chat.ChatOptions
+  /** Channels to register (e.g. `ChannelRegistry.channel(telegram)`); default none. */
+  readonly channels?: Layer.Layer<never, never, ChannelRegistry.ChannelRegistry>
+  /** Retry policy of channel deliveries; default `SqlInbox.defaults` (4 attempts, 1 s × 5 backoff). */
+  readonly inbox?: SqlInbox.DeliveryOptions
 }
 
 /** Everything the default kernel provides. */
@@ -57,6 +64,9 @@ export type KernelServices =
   | ActiveStreams.ActiveStreams
   | StreamHub.StreamHub
   | Chat.Chat
+  | Ids.Ids
+  | ChannelRegistry.ChannelRegistry
+  | Inbox.Inbox
 
 export type KernelError = StorageError | SigningSecret.SigningSecretError
 
@@ -88,6 +98,7 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
     options.modelRegistry ?? ModelRegistry.layer({ env: options.env ?? {} }),
     threads,
     options.rateLimiter ?? RateLimiter.layerMemory,
+    Ids.layer,
   ).pipe(Layer.provideMerge(storage))
   const chat = Chat.layer(options.chat).pipe(Layer.provide([options.titles ?? TitleGenerator.layerModel, Ids.layer]))
   // GET /api/threads reports the hub's running streams.
@@ -95,7 +106,10 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
     ActiveStreams.ActiveStreams,
     Effect.map(StreamHub.StreamHub, (hub) => ({ threadIds: hub.activeThreadIds })),
   )
-  return Layer.mergeAll(chat, activeStreams).pipe(
+  // Channels register before the inbox starts, so its first sweep already finds them.
+  const channels = Layer.provideMerge(options.channels ?? Layer.empty, ChannelRegistry.layer)
+  const inbox = SqlInbox.layerWith(options.inbox ?? {}).pipe(Layer.provide(Ids.layer), Layer.provideMerge(channels))
+  return Layer.mergeAll(chat, activeStreams, inbox).pipe(
     Layer.provideMerge(options.streamHub ?? StreamHub.layerMemory()),
     Layer.provideMerge(base),
   )

@@ -1,6 +1,6 @@
 import { createServer } from "node:http"
 import { Kernel, SigningSecret, type StorageError } from "@aide/kernel"
-import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerResponse, OpenApi } from "@effect/platform"
 // Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { SqlClient } from "@effect/sql"
@@ -9,10 +9,12 @@ import { AideApi } from "./api/AideApi.js"
 import * as AuthHandlers from "./handlers/AuthHandlers.js"
 import * as ChatHandlers from "./handlers/ChatHandlers.js"
 import * as ConfigHandlers from "./handlers/ConfigHandlers.js"
+import * as InboxHandlers from "./handlers/InboxHandlers.js"
 import * as ModelsHandlers from "./handlers/ModelsHandlers.js"
 import * as StatusHandlers from "./handlers/StatusHandlers.js"
 import * as ThreadsHandlers from "./handlers/ThreadsHandlers.js"
 import * as Authentication from "./http/Authentication.js"
+import * as Cors from "./http/Cors.js"
 import * as ErrorHandling from "./http/ErrorHandling.js"
 import * as RateLimit from "./http/RateLimit.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -66,6 +68,8 @@ export const apiLayer = (options: ServerOptions) =>
       ThreadsHandlers.layer,
       ConfigHandlers.layer,
       ModelsHandlers.layer,
+      InboxHandlers.layer,
+      InboxHandlers.destinationsLayer,
     ]),
     Layer.provide([Authentication.layer, RateLimit.layer({ trustProxy: options.trustProxy })]),
   )
@@ -112,6 +116,21 @@ const lazyDocs = (path: `/${string}`) =>
   )
 
 /**
+ * `HttpApiBuilder.middlewareOpenApi` at `path`, except that the document is generated on its
+ * first request instead of at every start. The same bytes.
+ */
+const lazyOpenApi = (path: `/${string}`) =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function* () {
+      const { api } = yield* HttpApi.Api
+      const document = yield* Effect.cached(
+        Effect.suspend(() => HttpServerResponse.json(OpenApi.fromApi(api))).pipe(Effect.orDie),
+      )
+      yield* router.get(path, document)
+    }),
+  )
+
+/**
  * The whole server: kernel, API, OpenAPI at `/api/openapi.json`, docs at `/api/docs`, listening
  * on `options.host:options.port`. Build it (e.g. `Layer.launch`) to serve; closing its scope
  * stops accepting, lets in-flight requests finish and closes the database. The kernel's services
@@ -122,7 +141,9 @@ export const layer = (options: ServerOptions) =>
     // Spans per request cost ~25% of throughput and nothing exports them yet.
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(lazyDocs("/api/docs")),
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+    Layer.provide(lazyOpenApi("/api/openapi.json")),
+    // Built after ErrorHandling, so it wraps it: its 413/415/404 answers carry the CORS headers too.
+    Layer.provide(Cors.layer(options.corsOrigins ?? [])),
     Layer.provide(
       ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
     ),

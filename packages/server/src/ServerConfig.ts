@@ -1,5 +1,6 @@
 import { Config, type Option, type Redacted } from "effect"
 import { parseTrustProxy, type TrustProxy } from "./http/ClientAddress.js"
+import { parseCorsOrigins } from "./http/Cors.js"
 
 /** How the process is configured; every field has an environment variable (see docs/configuration.md). */
 export interface ServerConfig {
@@ -19,6 +20,8 @@ export interface ServerConfig {
   readonly maxBodyBytes: number
   /** `AIDE_MAX_CHAT_BODY_BYTES`, default 20 MiB: POST /api/chat, whose file parts are data URLs. */
   readonly chatMaxBodyBytes: number
+  /** `AIDE_CORS_ORIGINS`: browser origins allowed to call the API (comma-separated, `*` for any); default none. */
+  readonly corsOrigins?: ReadonlyArray<string>
 }
 
 export const defaultMaxBodyBytes = 1024 * 1024
@@ -33,4 +36,5 @@ export const fromEnv: Config.Config<ServerConfig> = Config.all({
   trustProxy: Config.string("AIDE_TRUST_PROXY").pipe(Config.withDefault(""), Config.map(parseTrustProxy)),
   maxBodyBytes: Config.integer("AIDE_MAX_BODY_BYTES").pipe(Config.withDefault(defaultMaxBodyBytes)),
   chatMaxBodyBytes: Config.integer("AIDE_MAX_CHAT_BODY_BYTES").pipe(Config.withDefault(defaultChatMaxBodyBytes)),
+  corsOrigins: Config.string("AIDE_CORS_ORIGINS").pipe(Config.withDefault(""), Config.map(parseCorsOrigins)),
 })

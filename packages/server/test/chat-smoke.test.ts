@@ -47,3 +47,30 @@ describe("keep-alive comments on an idle stream", () => {
     expect(text).toBe("one two three")
   })
 })
+
+describe("X-Thread-Id is always present", () => {
+  let server: ChatTestServer
+  beforeAll(async () => {
+    server = await startChatServer()
+  })
+  afterAll(() => server.close())
+
+  it("names the thread on a 500 too, so the client can find its saved message", async () => {
+    server.model.script({ error: { status: 400, message: "model exploded" } })
+    const response = await chat(server, "Hello?")
+    expect(response.status).toBe(500)
+    const threadId = response.headers.get("x-thread-id")
+    expect(threadId).toMatch(/^[0-9a-f-]{36}$/)
+    const detail = await request(`${server.url}/api/threads/${threadId}`, { token: server.token })
+    expect(detail.body.messages.map((message: any) => message.role)).toEqual(["user"])
+  })
+
+  it("names the given thread on a 409", async () => {
+    server.model.script({ text: ["a ", "b ", "c"], chunkDelayMs: 200 })
+    const first = await chat(server, "slow", "busy-thread")
+    const second = await chat(server, "again", "busy-thread")
+    expect(second.status).toBe(409)
+    expect(second.headers.get("x-thread-id")).toBe("busy-thread")
+    await first.text()
+  })
+})

@@ -4,7 +4,10 @@ import { Context, Effect, Layer } from "effect"
 // Loaded on first use (~15 ms of native module loading): most processes start, and most
 // requests run, without hashing a password.
 let argon2: Promise<typeof Argon2> | undefined
-const loadArgon2 = () => (argon2 ??= import("argon2"))
+const loadArgon2 = () => {
+  argon2 ??= import("argon2")
+  return argon2
+}
 
 /** Hashes and verifies the owner's password. Swap the Layer to trade cost for speed (tests). */
 export class PasswordHasher extends Context.Tag("@aide/kernel/PasswordHasher")<

@@ -95,8 +95,9 @@ export const make = Effect.gen(function* () {
       orStorageError("reading a session"),
     )
 
+  const columns = sessionColumns(sql)
   const listActiveSessions = (now: string) =>
-    sql<SessionRow>`SELECT ${sessionColumns(sql)} FROM auth_sessions
+    sql<SessionRow>`SELECT ${columns} FROM auth_sessions
                     WHERE revoked_at IS NULL AND expires_at > ${now}
                     ORDER BY created_at DESC, id`.pipe(orStorageError("listing sessions"))
 

@@ -1,4 +1,4 @@
-import { convertToModelMessages, readUIMessageStream, streamText, type UIMessage, type UIMessageChunk } from "ai"
+import type { UIMessage, UIMessageChunk } from "ai"
 import { Clock, Context, Deferred, Effect, FiberSet, Layer, Option, Runtime, Stream } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { Ids } from "../ids/Ids.js"
@@ -60,9 +60,16 @@ const toUIParts = (parts: ReadonlyArray<ChatPart>) =>
         },
   )
 
+/**
+ * The AI SDK (with zod, ~0.7 MB) is imported on the first chat, not at every server start: it
+ * would otherwise cost ~10% of the start time and several MiB of memory in every process.
+ */
+const loadAi = () => import("ai")
+
 /** The assistant message a client builds from `chunks`: what was produced before a failure. */
 const messageOf = (chunks: ReadonlyArray<UIMessageChunk>) =>
   Effect.promise(async () => {
+    const { readUIMessageStream } = await loadAi()
     let message: UIMessage | undefined
     const stream = new ReadableStream<UIMessageChunk>({
       start(controller) {
@@ -90,6 +97,17 @@ export const fallbackTitle = (messages: ReadonlyArray<StoredMessage>): string =>
   return "New conversation"
 }
 
+/** Building an `Intl.DateTimeFormat` costs ~0.1 ms (more at first use of a zone): one per zone. */
+const timeFormats = new Map<string, Intl.DateTimeFormat>()
+const timeFormat = (timeZone: string) => {
+  let format = timeFormats.get(timeZone)
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat("en-GB", { dateStyle: "full", timeStyle: "long", timeZone })
+    timeFormats.set(timeZone, format)
+  }
+  return format
+}
+
 const systemPrompt = (
   config: {
     readonly personality: { readonly systemPrompt: string }
@@ -98,11 +116,7 @@ const systemPrompt = (
   },
   now: Date,
 ) => {
-  const time = new Intl.DateTimeFormat("en-GB", {
-    dateStyle: "full",
-    timeStyle: "long",
-    timeZone: config.timezone,
-  }).format(now)
+  const time = timeFormat(config.timezone).format(now)
   return [
     config.personality.systemPrompt,
     `Your name is ${config.identity.name}.`,
@@ -171,6 +185,7 @@ export const make = (options: ChatOptions = {}) =>
         const assistantId = yield* ids.uuid
         const metadata: AssistantMetadata = { runId, threadId }
 
+        const { convertToModelMessages, streamText } = yield* Effect.promise(loadAi)
         const modelMessages = yield* Effect.tryPromise({
           try: () => convertToModelMessages(history as unknown as Array<UIMessage>),
           catch: (error) => new ChatModelError({ message: errorMessage(error) }),

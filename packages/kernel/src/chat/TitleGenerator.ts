@@ -1,8 +1,10 @@
-import { generateText } from "ai"
 import { Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { ModelRegistry } from "../models/ModelRegistry.js"
 import type { StoredMessage } from "../threads/Threads.js"
+
+// Imported on first use, like Chat's: no AI SDK at server start.
+const loadAi = () => import("ai")
 
 /** Names a thread after its first exchange. */
 export class TitleGenerator extends Context.Tag("@aide/kernel/TitleGenerator")<
@@ -50,14 +52,16 @@ export const layerModel = Layer.effect(
             .map((message) => `${message.role}: ${textOf(message).slice(0, 1000)}`)
             .join("\n")
           const result = yield* Effect.tryPromise(() =>
-            generateText({
-              model,
-              system: "You name conversations. Answer with a title of at most six words, nothing else.",
-              prompt: `Conversation:\n${transcript}\n\nTitle:`,
-              maxOutputTokens: 24,
-              // One attempt: a title is not worth retries, and the fallback title stays on failure.
-              maxRetries: 0,
-            }),
+            loadAi().then(({ generateText }) =>
+              generateText({
+                model,
+                system: "You name conversations. Answer with a title of at most six words, nothing else.",
+                prompt: `Conversation:\n${transcript}\n\nTitle:`,
+                maxOutputTokens: 24,
+                // One attempt: a title is not worth retries, and the fallback title stays on failure.
+                maxRetries: 0,
+              }),
+            ),
           )
           return cleanTitle(result.text)
         }).pipe(Effect.orElseSucceed(() => Option.none<string>())),

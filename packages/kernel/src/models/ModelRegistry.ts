@@ -114,6 +114,21 @@ export const make = (options: ModelRegistryOptions) => {
     return create
   }
 
+  // A model object is stateless (settings + response schemas), but building one is not cheap: the
+  // providers compile their zod response schemas per instance, on every request otherwise.
+  const models = new Map<string, LanguageModel>()
+  const maxCachedModels = 64
+  const modelFor = async (id: ProviderId, modelId: string) => {
+    const key = `${id}\u0000${modelId}`
+    let model = models.get(key)
+    if (model === undefined) {
+      model = (await factory(id))(modelId)
+      if (models.size >= maxCachedModels) models.delete(models.keys().next().value!)
+      models.set(key, model)
+    }
+    return model
+  }
+
   const languageModel = Effect.fn("ModelRegistry.languageModel")(function* (selection: ModelSelection) {
     const provider = catalogue.find((entry) => entry.id === selection.provider)
     if (provider === undefined) {
@@ -130,7 +145,9 @@ export const make = (options: ModelRegistryOptions) => {
         message: `provider ${provider.id} is not configured: set ${missing.join(" and ")}`,
       })
     }
-    const model = (yield* Effect.promise(() => factory(provider.id)))(selection.model)
+    const model =
+      models.get(`${provider.id}\u0000${selection.model}`) ??
+      (yield* Effect.promise(() => modelFor(provider.id, selection.model)))
     const settings: { temperature?: number; maxOutputTokens?: number } = {}
     if (selection.temperature !== undefined) settings.temperature = selection.temperature
     if (selection.maxTokens !== undefined) settings.maxOutputTokens = selection.maxTokens

@@ -82,10 +82,39 @@ const configTable = Effect.gen(function* () {
   yield* sql`INSERT INTO app_config (id, document, updated_at) VALUES (1, ${"{}"}, ${now})`
 })
 
+/**
+ * Inbox messages. `seq` breaks ties of `created_at` (newest first). `is_read` is 0/1 in both
+ * dialects. A pending channel delivery is claimed through `lease_owner`/`lease_until`;
+ * `delivery_attempts` and `last_error` are kept for the logs and operators. `thread_id` has no
+ * foreign key: deleting a thread leaves its messages in the inbox.
+ */
+const inboxTable = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE inbox_messages (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    subject TEXT NOT NULL,
+    body TEXT NOT NULL,
+    thread_id TEXT,
+    destination TEXT NOT NULL,
+    status TEXT NOT NULL,
+    is_read INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    archived_at TEXT,
+    delivery_attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    lease_owner TEXT,
+    lease_until TEXT
+  )`
+  yield* sql`CREATE INDEX inbox_messages_newest ON inbox_messages (created_at, seq)`
+  yield* sql`CREATE INDEX inbox_messages_pending ON inbox_messages (lease_until) WHERE status = 'pending'`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_auth": authTables,
   "0002_config": configTable,
   "0003_threads": threadTables,
+  "0004_inbox": inboxTable,
 })
 
 /** Runs pending migrations; safe to call at every start (applied ones are recorded). */

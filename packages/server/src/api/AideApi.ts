@@ -3,6 +3,7 @@ import { BadRequest, documentWireErrors, InternalError, NotFound, Unauthorized }
 import { AuthProtectedApi, AuthPublicApi } from "./AuthApi.js"
 import { ChatApi } from "./ChatApi.js"
 import { ConfigApi } from "./ConfigApi.js"
+import { InboxApi, ScheduleDestinationsApi } from "./InboxApi.js"
 import { ModelsApi } from "./ModelsApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { ThreadsApi } from "./ThreadsApi.js"
@@ -16,6 +17,8 @@ export class AideApi extends HttpApi.make("aide")
   .add(ThreadsApi)
   .add(ConfigApi)
   .add(ModelsApi)
+  .add(InboxApi)
+  .add(ScheduleDestinationsApi)
   .addError(BadRequest.Wire)
   .addError(Unauthorized.Wire)
   .addError(NotFound.Wire)

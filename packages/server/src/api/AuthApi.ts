@@ -31,6 +31,9 @@ export const ChangePasswordBody = jsonObject(
 
 export const Success = Schema.Struct({ success: Schema.Literal(true) })
 
+/** `GET /api/auth/sessions` */
+export const SessionList = Schema.Struct({ sessions: Schema.Array(AuthModel.Session) })
+
 export const RevokeSessionResult = Schema.Struct({
   success: Schema.Literal(true),
   loggedOut: Schema.Boolean,
@@ -79,11 +82,7 @@ export class AuthProtectedApi extends HttpApiGroup.make("authProtected")
       .addError(BadRequest.Wire)
       .addError(TooManyRequests.Wire),
   )
-  .add(
-    HttpApiEndpoint.get("listSessions", "/api/auth/sessions").addSuccess(
-      Schema.Struct({ sessions: Schema.Array(AuthModel.Session) }),
-    ),
-  )
+  .add(HttpApiEndpoint.get("listSessions", "/api/auth/sessions").addSuccess(SessionList))
   .add(
     HttpApiEndpoint.del("revokeSession", "/api/auth/sessions/:id")
       .setPath(Schema.Struct({ id: Schema.String }))

@@ -13,10 +13,12 @@ export const ChatBody = Schema.Struct({
       .annotations({ message: () => partsRequired })
       .pipe(Schema.minItems(1, { message: () => partsRequired })),
   ).annotations({ missingMessage: () => partsRequired }),
+  // At most 100: the router matches no path parameter longer than that (find-my-way's
+  // maxParamLength), so a longer id would make a thread no /api/threads/:id route can reach.
   threadId: Schema.optional(
     Schema.String.pipe(
-      Schema.pattern(/^[\w.:-]{1,128}$/, {
-        message: () => "threadId must be 1-128 letters, digits, '-', '_', '.' or ':'",
+      Schema.pattern(/^[\w.:-]{1,100}$/, {
+        message: () => "threadId must be 1-100 letters, digits, '-', '_', '.' or ':'",
       }),
     ),
   ),

@@ -1,5 +1,5 @@
-import { Chat, StreamHub } from "@aide/kernel"
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Chat, Ids, StreamHub } from "@aide/kernel"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, Option, Stream } from "effect"
 import { AideApi } from "../api/AideApi.js"
 import { BadRequest, Conflict, InternalError } from "../api/ApiErrors.js"
@@ -13,15 +13,34 @@ export interface ChatHandlerOptions {
   readonly heartbeat?: Duration.DurationInput
 }
 
+/**
+ * `body`, with a keep-alive comment every `heartbeat` until it ends. Not `Stream.merge` with
+ * `Stream.tick`: merge forks a fiber for every element it pulls, ~2 ms of CPU more per response
+ * and ~90 µs instead of ~20 µs per relayed chunk. Here one fiber pumps `body` into a push stream.
+ */
+const withHeartbeat = (body: Stream.Stream<Uint8Array>, heartbeat: Duration.Duration) =>
+  Stream.asyncPush<Uint8Array>((emit) =>
+    Effect.all([
+      Stream.runForEachChunk(body, (chunk) => Effect.sync(() => emit.chunk(chunk))).pipe(
+        Effect.ensuring(Effect.sync(() => emit.end())),
+        Effect.forkScoped,
+      ),
+      Effect.sleep(heartbeat).pipe(
+        Effect.andThen(Effect.sync(() => emit.single(keepAlive))),
+        Effect.forever,
+        Effect.forkScoped,
+      ),
+    ]),
+  )
+
 const sseResponse = (threadId: string, frames: Stream.Stream<StreamHub.StreamFrame>, heartbeat: Duration.Duration) =>
   HttpServerResponse.stream(
-    Stream.merge(
+    withHeartbeat(
       frames.pipe(
         Stream.map((frame) => frame.bytes),
         Stream.concat(Stream.make(StreamHub.doneFrame)),
       ),
-      Stream.tick(heartbeat).pipe(Stream.drop(1), Stream.as(keepAlive)),
-      { haltStrategy: "left" },
+      heartbeat,
     ),
     {
       contentType: "text/event-stream",
@@ -45,18 +64,26 @@ export const layer = (options: ChatHandlerOptions = {}) =>
     Effect.gen(function* () {
       const chat = yield* Chat.Chat
       const hub = yield* StreamHub.StreamHub
+      const ids = yield* Ids.Ids
       const heartbeat = Duration.decode(options.heartbeat ?? Duration.seconds(15))
       return handlers
         .handle("send", ({ payload }) =>
-          chat.send({ threadId: payload.threadId, parts: payload.parts }).pipe(
-            Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat)),
-            Effect.catchTags({
-              ChatBusy: () => new Conflict({ error: "A response is already streaming in this thread" }),
-              InvalidChatRequest: (error) => new BadRequest({ error: error.message }),
-              ChatModelError: (error) => new InternalError({ error: error.message }),
-              StorageError: (error) => Effect.die(error),
-            }),
-          ),
+          Effect.gen(function* () {
+            // SPEC: X-Thread-Id is always present — on errors too (a 500 still created the thread).
+            const threadId = payload.threadId ?? (yield* ids.uuid)
+            yield* HttpApp.appendPreResponseHandler((_request, response) =>
+              Effect.succeed(HttpServerResponse.setHeader(response, "x-thread-id", threadId)),
+            )
+            return yield* chat.send({ threadId, parts: payload.parts }).pipe(
+              Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat)),
+              Effect.catchTags({
+                ChatBusy: () => new Conflict({ error: "A response is already streaming in this thread" }),
+                InvalidChatRequest: (error) => new BadRequest({ error: error.message }),
+                ChatModelError: (error) => new InternalError({ error: error.message }),
+                StorageError: (error) => Effect.die(error),
+              }),
+            )
+          }),
         )
         .handle("resume", ({ path, request }) =>
           hub.subscribe(path.threadId, lastEventId(request)).pipe(

@@ -16,15 +16,15 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const auth = yield* Auth.Auth
     return {
+      // On every protected request: plain combinators, no generator.
       bearer: (token) =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
           const value = Redacted.value(token)
           if (value === "" || !bearerPrefix.test(request.headers.authorization ?? "")) {
-            return yield* Unauthorized.unauthorized
+            return Effect.fail(Unauthorized.unauthorized)
           }
           // Only a storage failure is a defect; `orDie` after the catch would turn every 401 into a 500.
-          return yield* auth
+          return auth
             .authenticate(value)
             .pipe(Effect.catchTags({ Unauthenticated: () => Unauthorized.unauthorized, StorageError: Effect.die }))
         }),

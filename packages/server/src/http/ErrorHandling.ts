@@ -20,9 +20,18 @@ const absentBodyErrorPatterns: ReadonlyArray<readonly [RegExp, string]> = [
 const absentBodyError = (path: string) =>
   absentBodyErrors[path] ?? absentBodyErrorPatterns.find(([pattern]) => pattern.test(path))?.[1]
 
+/**
+ * The path as the router matches it: it ignores case, trailing and duplicate slashes and decodes
+ * escapes, so `/api/auth/refresh/` and `/API/auth/%72efresh` get the rules of `/api/auth/refresh`.
+ */
 const pathOf = (url: string) => {
   const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
+  const path = (query === -1 ? url : url.slice(0, query)).replace(/\/{2,}/g, "/").replace(/(.)\/$/, "$1")
+  try {
+    return decodeURI(path).toLowerCase()
+  } catch {
+    return path.toLowerCase()
+  }
 }
 
 /** `password: is missing` → `password is required`; annotated messages pass through unchanged. */
@@ -100,7 +109,7 @@ export const layer = (options: ErrorHandlingOptions) =>
           if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
           const requestId = `${requestIdPrefix}-${(++requestCounter).toString(36)}`
           return Effect.logError("unexpected failure", cause).pipe(
-            Effect.annotateLogs({ requestId, method: request.method, url: pathOf(request.url) }),
+            Effect.annotateLogs({ requestId, method: request.method, url: request.url.split("?")[0] }),
             Effect.as(errorResponse(500, "internal_error", { "x-request-id": requestId })),
           )
         }),

@@ -1,6 +1,6 @@
 import { RateLimiter } from "@aide/kernel"
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Duration, Effect, Layer } from "effect"
+import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Duration, Effect, Layer, Option } from "effect"
 import { TooManyRequests } from "../api/ApiErrors.js"
 import { RateLimited } from "../api/Security.js"
 import { clientAddress, type TrustProxy } from "./ClientAddress.js"
@@ -33,7 +33,10 @@ export const layer = (options: {
       const limits = options.limits ?? specLimits
       return Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const path = pathOf(request.url)
+        // The matched route, not the raw URL: the router also accepts `/api/auth/login/`,
+        // `//api/auth/login`, `/API/auth/login` or `/api/auth/%6Cogin`, which must share a budget.
+        const route = yield* Effect.serviceOption(HttpRouter.RouteContext)
+        const path = Option.match(route, { onNone: () => pathOf(request.url), onSome: (context) => context.route.path })
         const limit = limits[path]
         if (limit === undefined) return
         const decision = yield* limiter.consume(`${path} ${clientAddress(request, options.trustProxy)}`, limit)

@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+// Interleaved A/B comparison of server builds, for a machine shared with other work where
+// absolute req/s drift: alternate the variants round by round and compare medians of server
+// CPU time per request (and req/s).
+//
+//   node bench/ab.mjs snapshot <name>          # copy packages/server/dist (or $AB_DIST) to /tmp/aide-ab/<name>
+//   node bench/ab.mjs <nameA> <nameB> [...]    # compare (env AB_ROUNDS [4], AB_SECONDS [5])
+
+import { spawn } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
+import * as http from "node:http"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import autocannon from "autocannon"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const base = "/tmp/aide-ab"
+
+if (process.argv[2] === "snapshot") {
+  const name = process.argv[3]
+  mkdirSync(base, { recursive: true })
+  // Externals (better-sqlite3, argon2) resolve through this link, as from packages/server/dist.
+  if (!existsSync(path.join(base, "node_modules")))
+    symlinkSync(path.join(root, "packages/server/node_modules"), path.join(base, "node_modules"))
+  cpSync(path.join(root, "packages/server/package.json"), path.join(base, "package.json"))
+  rmSync(path.join(base, name), { recursive: true, force: true })
+  cpSync(process.env.AB_DIST ?? path.join(root, "packages/server/dist"), path.join(base, name), { recursive: true })
+  console.log(`snapshot ${name}`)
+  process.exit(0)
+}
+
+const variants = process.argv.slice(2)
+const rounds = Number(process.env.AB_ROUNDS ?? 4)
+const seconds = Number(process.env.AB_SECONDS ?? 5)
+const routes = (process.env.AB_ROUTES ?? "/,/api/auth/sessions").split(",").filter(Boolean)
+const ticks = 100
+
+const cpuMs = (pid) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return ((Number(f[11]) + Number(f[12])) * 1000) / ticks
+}
+const median = (v) => {
+  const s = [...v].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+  })
+const call = (port, method, urlPath, body) =>
+  new Promise((resolve, reject) => {
+    const payload = body ? JSON.stringify(body) : undefined
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path: urlPath,
+        agent: false,
+        headers: payload ? { "content-type": "application/json" } : {},
+      },
+      (res) => {
+        let text = ""
+        res.on("data", (c) => {
+          text += c
+        })
+        res.on("end", () => resolve({ status: res.statusCode, text }))
+      },
+    )
+    req.on("error", reject)
+    req.end(payload)
+  })
+
+const measure = async (variant) => {
+  const port = await freePort()
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "aide-ab-"))
+  const started = performance.now()
+  const child = spawn(process.execPath, [path.join(base, variant, "main.js")], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", AIDE_DATA_DIR: dataDir, AIDE_LOG_LEVEL: "Warning" },
+    stdio: ["ignore", "ignore", "inherit"],
+  })
+  for (;;) {
+    try {
+      if ((await call(port, "GET", "/")).status === 200) break
+    } catch {}
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  const coldMs = performance.now() - started
+  const coldCpuMs = cpuMs(child.pid)
+  await new Promise((r) => setTimeout(r, 1000))
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]) / 1024
+  const { token } = JSON.parse(
+    (await call(port, "POST", "/api/auth/setup", { password: "correct horse battery staple" })).text,
+  )
+  const out = { cold: { rps: coldMs, us: rss, bad: 0, cpu: coldCpuMs } }
+  for (const route of routes) {
+    const opts = {
+      url: `http://127.0.0.1:${port}${route}`,
+      connections: 20,
+      headers: { authorization: `Bearer ${token}` },
+    }
+    await autocannon({ ...opts, duration: 1 })
+    const before = cpuMs(child.pid)
+    const r = await autocannon({ ...opts, duration: seconds })
+    out[route] = {
+      rps: r.requests.average,
+      us: ((cpuMs(child.pid) - before) * 1000) / r.requests.total,
+      bad: r.non2xx + r.errors,
+    }
+  }
+  const exited = new Promise((r) => child.once("exit", r))
+  child.kill("SIGTERM")
+  await exited
+  rmSync(dataDir, { recursive: true, force: true })
+  return out
+}
+
+const samples = Object.fromEntries(variants.map((v) => [v, []]))
+for (let round = 0; round < rounds; round++) {
+  const order = round % 2 === 0 ? variants : [...variants].reverse()
+  for (const v of order) {
+    const out = await measure(v)
+    samples[v].push(out)
+    console.error(
+      `round ${round + 1} ${v}: cold ${out.cold.rps.toFixed(0)} ms ${out.cold.us.toFixed(1)} MiB | ${routes.map((r) => `${r} ${Math.round(out[r].rps)} req/s ${out[r].us.toFixed(0)} µs${out[r].bad ? ` BAD ${out[r].bad}` : ""}`).join(" | ")}  (load ${os.loadavg()[0].toFixed(1)})`,
+    )
+  }
+}
+console.log("\ncold start / idle RSS")
+for (const v of variants) {
+  const s = samples[v].map((o) => o.cold)
+  console.log(
+    `  ${v.padEnd(16)} ${median(s.map((x) => x.rps))
+      .toFixed(0)
+      .padStart(6)} ms (CPU ${median(s.map((x) => x.cpu)).toFixed(0)} ms)  ${median(s.map((x) => x.us))
+      .toFixed(1)
+      .padStart(6)} MiB`,
+  )
+}
+for (const route of routes) {
+  console.log(`\n${route}`)
+  for (const v of variants) {
+    const s = samples[v].map((o) => o[route])
+    console.log(
+      `  ${v.padEnd(16)} ${Math.round(median(s.map((x) => x.rps)))
+        .toString()
+        .padStart(6)} req/s  ${median(s.map((x) => x.us))
+        .toFixed(0)
+        .padStart(4)} µs CPU/req`,
+    )
+  }
+}
