@@ -81,6 +81,12 @@ const messageOf = (chunks: ReadonlyArray<UIMessageChunk>) =>
     return message
   })
 
+/** Resumes on the next turn of the event loop, once Node has flushed what responses wrote. */
+const nextMacrotask = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 const fallbackTitleLength = 60
 
 /** The first words of the first user text: the title until (or unless) the model names the thread. */
@@ -258,10 +264,12 @@ export const make = (options: ChatOptions = {}) =>
           if (thread.title !== null) return
           const messages = yield* threads.messages(threadId)
           yield* threads.setTitle(threadId, fallbackTitle(messages))
-          // The model's title replaces the fallback when it comes; the run does not wait for it.
+          // The model's title replaces the fallback when it comes; the run does not wait for it, and
+          // it starts on the next turn of the event loop: its setup (several ms of CPU) would
+          // otherwise hold back Node's flush of `finish` and `[DONE]`.
           yield* FiberSet.run(
             runs,
-            titles.generate(messages).pipe(
+            Effect.zipRight(nextMacrotask, titles.generate(messages)).pipe(
               Effect.flatMap(
                 Option.match({ onNone: () => Effect.void, onSome: (title) => threads.setTitle(threadId, title) }),
               ),
