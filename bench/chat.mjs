@@ -63,7 +63,11 @@ const isStreamRequest = (request) => request.body?.stream === true
 
 const fake = await FakeModelServer.start()
 const dataDir = tmpDir("aide-bench-chat-")
-const server = await startServer({ dataDir, env: { OPENAI_COMPATIBLE_BASE_URL: fake.url } })
+const server = await startServer({ dataDir, env: { OPENAI_COMPATIBLE_BASE_URL: fake.url } }).catch(async (error) => {
+  await fake.close()
+  removeDir(dataDir)
+  throw error
+})
 const results = { settings, node: process.version, date: new Date().toISOString(), loadavg: os.loadavg() }
 
 /** Waits (bounded) until the fake model has received `count` requests, e.g. a background title call. */

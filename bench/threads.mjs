@@ -162,6 +162,7 @@ const listLatency = async (server, token, label, urlPath = "/api/threads") => {
 const results = { settings, node: process.version, date: new Date().toISOString(), loadavg: os.loadavg() }
 const deadline = Date.now() + 170_000
 const dirs = []
+const servers = []
 try {
   // 1. GET /api/threads with few and many roots.
   results.list = []
@@ -179,6 +180,7 @@ try {
       `seeded ${roots} roots${longThread ? ` + a ${settings.forkMessages}-message thread` : ""} in ${Math.round(performance.now() - started)} ms`,
     )
     const server = await startServer({ dataDir })
+    servers.push(server)
     try {
       const token = await setUp(server.url)
       results.list.push(await listLatency(server, token, `${roots} roots`))
@@ -231,6 +233,8 @@ try {
     await server.stop()
   }
 } finally {
+  // Whatever failed, no server is left behind (stop() of a stopped server returns at once).
+  for (const server of servers) await server.stop()
   for (const dir of dirs) removeDir(dir)
 }
 

@@ -298,6 +298,26 @@ const suite = (it: Vitest.MethodsNonLive<Threads | SqlClient.SqlClient>) => {
       }),
     )
 
+    it.effect("total stays exact through ensure, forks and deletes (a counter kept by triggers)", () =>
+      Effect.gen(function* () {
+        const threads = yield* reset
+        const total = Effect.map(threads.list({ page: 0, perPage: 1 }), (page) => page.total)
+        yield* conversation(threads, "a", 2)
+        yield* conversation(threads, "b", 2)
+        yield* threads.ensure("a")
+        expect(yield* total).toBe(2)
+        const branch = yield* threads.fork("a", "m2")
+        yield* threads.fork(branch.thread.id, "m1")
+        expect(yield* total).toBe(2)
+        yield* threads.delete(branch.thread.id)
+        expect(yield* total).toBe(2)
+        yield* threads.delete("a")
+        expect(yield* total).toBe(1)
+        yield* threads.ensure("c")
+        expect(yield* total).toBe(2)
+      }),
+    )
+
     it.effect("an empty store lists nothing", () =>
       Effect.gen(function* () {
         const threads = yield* reset

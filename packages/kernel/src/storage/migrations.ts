@@ -110,11 +110,49 @@ const inboxTable = Effect.gen(function* () {
   yield* sql`CREATE INDEX inbox_messages_pending ON inbox_messages (lease_until) WHERE status = 'pending'`
 })
 
+/**
+ * The number of root threads, kept by triggers in the same transaction as the insert or delete:
+ * `GET /api/threads` reports it on every page, and COUNT(*) over the roots grows with them
+ * (~0.4 ms of SQLite per request at 10,000 roots, ~40% of the request).
+ */
+const threadRootCount = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE thread_root_count (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    roots INTEGER NOT NULL
+  )`
+  yield* sql`INSERT INTO thread_root_count (id, roots)
+             SELECT 1, COUNT(*) FROM threads WHERE parent_id IS NULL`
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function* () {
+        yield* sql.unsafe(`CREATE FUNCTION thread_root_count_change() RETURNS trigger LANGUAGE plpgsql AS $body$
+          BEGIN
+            UPDATE thread_root_count SET roots = roots + (CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END) WHERE id = 1;
+            RETURN NULL;
+          END
+        $body$`)
+        yield* sql`CREATE TRIGGER threads_root_inserted AFTER INSERT ON threads
+                   FOR EACH ROW WHEN (NEW.parent_id IS NULL) EXECUTE FUNCTION thread_root_count_change()`
+        yield* sql`CREATE TRIGGER threads_root_deleted AFTER DELETE ON threads
+                   FOR EACH ROW WHEN (OLD.parent_id IS NULL) EXECUTE FUNCTION thread_root_count_change()`
+      }),
+    orElse: () =>
+      Effect.gen(function* () {
+        yield* sql`CREATE TRIGGER threads_root_inserted AFTER INSERT ON threads WHEN NEW.parent_id IS NULL
+                   BEGIN UPDATE thread_root_count SET roots = roots + 1 WHERE id = 1; END`
+        yield* sql`CREATE TRIGGER threads_root_deleted AFTER DELETE ON threads WHEN OLD.parent_id IS NULL
+                   BEGIN UPDATE thread_root_count SET roots = roots - 1 WHERE id = 1; END`
+      }),
+  })
+})
+
 export const loader = Migrator.fromRecord({
   "0001_auth": authTables,
   "0002_config": configTable,
   "0003_threads": threadTables,
   "0004_inbox": inboxTable,
+  "0005_thread_root_count": threadRootCount,
 })
 
 /** Runs pending migrations; safe to call at every start (applied ones are recorded). */

@@ -172,8 +172,8 @@ export const make = Effect.gen(function* () {
     const page = perPage === false ? 0 : options.page
     const window = perPage === false ? sql.literal("") : sql`LIMIT ${perPage} OFFSET ${page * perPage}`
     const [counted, rows] = yield* Effect.all([
-      sql<{ readonly total: number }>`
-        SELECT CAST(COUNT(*) AS INTEGER) AS "total" FROM threads WHERE parent_id IS NULL`,
+      // Kept by triggers (migration 0005): a COUNT(*) of the roots would grow with them.
+      sql<{ readonly total: number }>`SELECT roots AS "total" FROM thread_root_count WHERE id = 1`,
       // One ordered scan of the partial index picks the page of roots; their families come by root_id.
       sql<FamilyRow>`
         WITH page AS (
