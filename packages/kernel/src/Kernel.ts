@@ -23,6 +23,7 @@ import type { StorageError } from "./storage/StorageError.js"
 import * as ActiveStreams from "./threads/ActiveStreams.js"
 import * as SqlThreads from "./threads/SqlThreads.js"
 import type * as Threads from "./threads/Threads.js"
+import * as ToolRegistry from "./tools/ToolRegistry.js"
 
 export interface KernelOptions {
   /** Where the SQLite database and the generated signing secret live. */
@@ -67,6 +68,7 @@ export type KernelServices =
   | Ids.Ids
   | ChannelRegistry.ChannelRegistry
   | Inbox.Inbox
+  | ToolRegistry.ToolRegistry
 
 export type KernelError = StorageError | SigningSecret.SigningSecretError
 
@@ -99,6 +101,7 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
     threads,
     options.rateLimiter ?? RateLimiter.layerMemory,
     Ids.layer,
+    ToolRegistry.layer,
   ).pipe(Layer.provideMerge(storage))
   const chat = Chat.layer(options.chat).pipe(Layer.provide([options.titles ?? TitleGenerator.layerModel, Ids.layer]))
   // GET /api/threads reports the hub's running streams.

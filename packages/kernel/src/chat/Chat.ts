@@ -17,6 +17,15 @@ export interface ChatRun {
   readonly frames: Stream.Stream<StreamFrame>
 }
 
+/** A message to the assistant. */
+export interface ChatInput {
+  /** The thread to continue; a new one (server-generated UUID) when omitted. */
+  readonly threadId?: string | undefined
+  readonly parts: ReadonlyArray<ChatPart>
+  /** Cap on model steps (each step may call tools) for this run; default `ChatOptions.maxSteps`. */
+  readonly maxSteps?: number | undefined
+}
+
 /**
  * Talking to the assistant. A run is owned by the service, not by the request that started it:
  * a client that goes away leaves generation and persistence intact, and can reconnect through
@@ -29,10 +38,9 @@ export class Chat extends Context.Tag("@aide/kernel/Chat")<
      * Saves the user's message, starts the model, and returns once the first content (or a
      * failure) has come back: a model that fails before producing anything fails here.
      */
-    readonly send: (input: {
-      readonly threadId?: string | undefined
-      readonly parts: ReadonlyArray<ChatPart>
-    }) => Effect.Effect<ChatRun, ChatBusy | ChatModelError | InvalidChatRequest | StorageError>
+    readonly send: (
+      input: ChatInput,
+    ) => Effect.Effect<ChatRun, ChatBusy | ChatModelError | InvalidChatRequest | StorageError>
     /** Aborts the thread's running generation, keeping what was produced. False when none runs. */
     readonly stop: (threadId: string) => Effect.Effect<boolean>
   }
@@ -162,10 +170,7 @@ export const make = (options: ChatOptions = {}) =>
       return { config, ...resolved }
     })
 
-    const send = Effect.fn("Chat.send")(function* (input: {
-      readonly threadId?: string | undefined
-      readonly parts: ReadonlyArray<ChatPart>
-    }) {
+    const send = Effect.fn("Chat.send")(function* (input: ChatInput) {
       if (!input.parts.some((part) => part.type === "text" && part.text.trim() !== "")) {
         return yield* new InvalidChatRequest({ message: "parts must contain at least one non-empty text part" })
       }
