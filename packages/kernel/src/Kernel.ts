@@ -9,6 +9,8 @@ import * as SigningSecret from "./auth/SigningSecret.js"
 import * as SqlAuthStore from "./auth/SqlAuthStore.js"
 import * as ChannelRegistry from "./channels/ChannelRegistry.js"
 import * as Chat from "./chat/Chat.js"
+import type * as ChatRuns from "./chat/ChatRuns.js"
+import * as SqlChatRuns from "./chat/SqlChatRuns.js"
 import * as StreamHub from "./chat/StreamHub.js"
 import * as TitleGenerator from "./chat/TitleGenerator.js"
 import * as AppConfig from "./config/AppConfig.js"
@@ -16,6 +18,8 @@ import * as SqlConfigStore from "./config/SqlConfigStore.js"
 import * as Ids from "./ids/Ids.js"
 import type * as Inbox from "./inbox/Inbox.js"
 import * as SqlInbox from "./inbox/SqlInbox.js"
+import * as McpOAuth from "./mcp/McpOAuth.js"
+import * as McpRegistry from "./mcp/McpRegistry.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
 import * as SqliteStorage from "./storage/SqliteStorage.js"
@@ -23,7 +27,9 @@ import type { StorageError } from "./storage/StorageError.js"
 import * as ActiveStreams from "./threads/ActiveStreams.js"
 import * as SqlThreads from "./threads/SqlThreads.js"
 import type * as Threads from "./threads/Threads.js"
+import * as BuiltinTools from "./tools/BuiltinTools.js"
 import * as ToolRegistry from "./tools/ToolRegistry.js"
+import * as Tools from "./tools/Tools.js"
 
 export interface KernelOptions {
   /** Where the SQLite database and the generated signing secret live. */
@@ -50,8 +56,14 @@ export interface KernelOptions {
   readonly chat?: Chat.ChatOptions
   /** Channels to register (e.g. `ChannelRegistry.channel(telegram)`); default none. */
   readonly channels?: Layer.Layer<never, never, ChannelRegistry.ChannelRegistry>
+  /** Your own tools (e.g. `ToolRegistry.source({ id: "crm", kind: "plugin", tools })`); default none. */
+  readonly tools?: Layer.Layer<never, never, ToolRegistry.ToolRegistry>
   /** Retry policy of channel deliveries; default `SqlInbox.defaults` (4 attempts, 1 s × 5 backoff). */
   readonly inbox?: SqlInbox.DeliveryOptions
+  /** MCP connection timeouts; `env` defaults to `options.env` (a server only gets the variables it names). */
+  readonly mcp?: McpRegistry.McpRegistryOptions
+  /** OAuth for remote MCP servers (callback under `publicUrl`); without it, `oauth: true` servers report "OAuth needs AIDE_PUBLIC_URL". */
+  readonly mcpOAuth?: McpOAuth.McpOAuthOptions
 }
 
 /** Everything the default kernel provides. */
@@ -69,6 +81,10 @@ export type KernelServices =
   | ChannelRegistry.ChannelRegistry
   | Inbox.Inbox
   | ToolRegistry.ToolRegistry
+  | Tools.Tools
+  | ChatRuns.ChatRuns
+  | McpRegistry.McpRegistry
+  | McpOAuth.McpOAuth
 
 export type KernelError = StorageError | SigningSecret.SigningSecretError
 
@@ -103,7 +119,10 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
     Ids.layer,
     ToolRegistry.layer,
   ).pipe(Layer.provideMerge(storage))
-  const chat = Chat.layer(options.chat).pipe(Layer.provide([options.titles ?? TitleGenerator.layerModel, Ids.layer]))
+  const chat = Chat.layer(options.chat).pipe(
+    Layer.provide([options.titles ?? TitleGenerator.layerModel, Ids.layer]),
+    Layer.provideMerge(Layer.mergeAll(Tools.layer, SqlChatRuns.layer)),
+  )
   // GET /api/threads reports the hub's running streams.
   const activeStreams = Layer.effect(
     ActiveStreams.ActiveStreams,
@@ -112,7 +131,13 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
   // Channels register before the inbox starts, so its first sweep already finds them.
   const channels = Layer.provideMerge(options.channels ?? Layer.empty, ChannelRegistry.layer)
   const inbox = SqlInbox.layerWith(options.inbox ?? {}).pipe(Layer.provide(Ids.layer), Layer.provideMerge(channels))
-  return Layer.mergeAll(chat, activeStreams, inbox).pipe(
+  // Connects in background fibers: a slow or broken MCP server never holds up startup.
+  const mcp = McpRegistry.layer({ env: options.env ?? {}, ...options.mcp }).pipe(
+    Layer.provideMerge(options.mcpOAuth === undefined ? McpOAuth.layerDisabled() : McpOAuth.layer(options.mcpOAuth)),
+  )
+  // `current_time` and `notify`: registered once the inbox they write to is up.
+  const builtinTools = Layer.mergeAll(BuiltinTools.layer.pipe(Layer.provide(inbox)), options.tools ?? Layer.empty)
+  return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools).pipe(
     Layer.provideMerge(options.streamHub ?? StreamHub.layerMemory()),
     Layer.provideMerge(base),
   )

@@ -18,6 +18,7 @@ import {
 } from "effect"
 import * as Chat from "../src/chat/Chat.js"
 import type { ChatPart } from "../src/chat/ChatModel.js"
+import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
 import * as StreamHub from "../src/chat/StreamHub.js"
 import * as TitleGenerator from "../src/chat/TitleGenerator.js"
 import * as AppConfig from "../src/config/AppConfig.js"
@@ -25,6 +26,8 @@ import * as Ids from "../src/ids/Ids.js"
 import { ModelRegistry } from "../src/models/ModelRegistry.js"
 import * as SqlThreads from "../src/threads/SqlThreads.js"
 import { type StoredMessage, Threads } from "../src/threads/Threads.js"
+import * as ToolRegistry from "../src/tools/ToolRegistry.js"
+import * as Tools from "../src/tools/Tools.js"
 import { tempSqliteStorageLayer } from "./support/files.js"
 
 // --- the model --------------------------------------------------------------------------------
@@ -137,7 +140,16 @@ const witnessingHub = Layer.scoped(
 
 /** Chat through its Layers, on a fresh SQLite database: every test gets its own. */
 const kernel = Chat.layer({ maxRetries: 0 }).pipe(
-  Layer.provideMerge(Layer.mergeAll(witnessingHub, TitleGenerator.layerFallback, modelRegistry, Ids.layer)),
+  Layer.provideMerge(
+    Layer.mergeAll(
+      witnessingHub,
+      TitleGenerator.layerFallback,
+      modelRegistry,
+      Ids.layer,
+      Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
+      SqlChatRuns.layer,
+    ),
+  ),
   Layer.provideMerge(Layer.mergeAll(SqlThreads.layer.pipe(Layer.provide(Ids.layer)), AppConfig.layerMemory)),
   Layer.provideMerge(tempSqliteStorageLayer),
 )

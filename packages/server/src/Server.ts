@@ -10,6 +10,8 @@ import * as AuthHandlers from "./handlers/AuthHandlers.js"
 import * as ChatHandlers from "./handlers/ChatHandlers.js"
 import * as ConfigHandlers from "./handlers/ConfigHandlers.js"
 import * as InboxHandlers from "./handlers/InboxHandlers.js"
+import * as McpHandlers from "./handlers/McpHandlers.js"
+import * as McpOAuthHandlers from "./handlers/McpOAuthHandlers.js"
 import * as ModelsHandlers from "./handlers/ModelsHandlers.js"
 import * as StatusHandlers from "./handlers/StatusHandlers.js"
 import * as ThreadsHandlers from "./handlers/ThreadsHandlers.js"
@@ -37,6 +39,10 @@ const postgresStorage = (url: Redacted.Redacted<string>): Layer.Layer<SqlClient.
     ),
   )
 
+/** `AIDE_PUBLIC_URL` when unset: the listening address (right when browsers reach the server there). */
+const defaultPublicUrl = (options: ServerOptions) =>
+  `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${options.port}`
+
 /** The kernel as configured by `options`: SQLite by default, PostgreSQL with a database URL. */
 export const kernelLayer = (options: ServerOptions) =>
   Layer.unwrapEffect(
@@ -53,6 +59,7 @@ export const kernelLayer = (options: ServerOptions) =>
         ...(Option.isSome(options.databaseUrl) ? { storage: postgresStorage(options.databaseUrl.value) } : {}),
         ...(signingSecret === undefined ? {} : { signingSecret }),
         env: options.env ?? process.env,
+        mcpOAuth: { publicUrl: options.publicUrl ?? defaultPublicUrl(options) },
         ...options.kernel,
       })
     }),
@@ -70,6 +77,8 @@ export const apiLayer = (options: ServerOptions) =>
       ModelsHandlers.layer,
       InboxHandlers.layer,
       InboxHandlers.destinationsLayer,
+      McpHandlers.layer,
+      McpOAuthHandlers.layer,
     ]),
     Layer.provide([Authentication.layer, RateLimit.layer({ trustProxy: options.trustProxy })]),
   )

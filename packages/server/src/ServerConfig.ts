@@ -22,6 +22,8 @@ export interface ServerConfig {
   readonly chatMaxBodyBytes: number
   /** `AIDE_CORS_ORIGINS`: browser origins allowed to call the API (comma-separated, `*` for any); default none. */
   readonly corsOrigins?: ReadonlyArray<string>
+  /** `AIDE_PUBLIC_URL`: base URL browsers reach this server at (OAuth callbacks); default `http://<HOST>:<PORT>`. */
+  readonly publicUrl?: string | undefined
 }
 
 export const defaultMaxBodyBytes = 1024 * 1024
@@ -37,4 +39,8 @@ export const fromEnv: Config.Config<ServerConfig> = Config.all({
   maxBodyBytes: Config.integer("AIDE_MAX_BODY_BYTES").pipe(Config.withDefault(defaultMaxBodyBytes)),
   chatMaxBodyBytes: Config.integer("AIDE_MAX_CHAT_BODY_BYTES").pipe(Config.withDefault(defaultChatMaxBodyBytes)),
   corsOrigins: Config.string("AIDE_CORS_ORIGINS").pipe(Config.withDefault(""), Config.map(parseCorsOrigins)),
+  publicUrl: Config.string("AIDE_PUBLIC_URL").pipe(
+    Config.withDefault(""),
+    Config.map((url) => (url === "" ? undefined : url.replace(/\/+$/, ""))),
+  ),
 })

@@ -74,14 +74,14 @@ describe.each(storageKinds)("/api/config (%s)", (storage) => {
       expect(first.status).toBe(200)
       const second = await patchConfig(server, token, {
         models: { operator: { provider: "anthropic", model: "claude-sonnet-4-5" } },
-        mcpServers: { fs: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] } },
+        mcpServers: { fs: { command: "aide-test-no-such-command", args: ["/tmp"] } },
       })
       expect(second.status).toBe(200)
       expect(second.body).toEqual({
         ...defaults,
         identity: { name: "Jarvis" },
         models: { operator: { provider: "anthropic", model: "claude-sonnet-4-5", temperature: 0.7 } },
-        mcpServers: { fs: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] } },
+        mcpServers: { fs: { command: "aide-test-no-such-command", args: ["/tmp"] } },
       })
       expect((await getConfig(server, token)).body).toEqual(second.body)
     })

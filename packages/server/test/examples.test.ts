@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Approvals from "../../../examples/api-script/src/approvals.js"
 import * as ApiScript from "../../../examples/api-script/src/main.js"
 import * as EmbedKernel from "../../../examples/embed-kernel/src/main.js"
-import { password, startServer, type TestServer } from "./support/server.js"
+import { type ChatTestServer, startChatServer } from "./support/chat.js"
+import { password, request, startServer, type TestServer } from "./support/server.js"
 
 describe("examples/embed-kernel", () => {
   it("runs the auth lifecycle on a kernel with swapped Layers", async () => {
@@ -23,5 +25,47 @@ describe("examples/api-script", () => {
     const second = await ApiScript.run(server.url, password)
     expect(second.sessions).toBe(2)
     expect(second.current).not.toBe(first.current)
+  })
+})
+
+describe("examples/api-script/src/approvals.ts", () => {
+  let server: ChatTestServer
+  beforeAll(async () => {
+    server = await startChatServer()
+  })
+  afterAll(() => server.close())
+
+  it("decides each approval request with its policy and returns the continued answer", async () => {
+    const fixture = new URL("../../kernel/test/fixtures/mcp-stdio-server.mjs", import.meta.url).pathname
+    await request(`${server.url}/api/config`, {
+      method: "PATCH",
+      token: server.token,
+      body: { mcpServers: { files: { command: process.execPath, args: [fixture] } } },
+    })
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const { body } = await request(`${server.url}/api/mcp-servers`, { token: server.token })
+      if (body.servers[0]?.tools.length > 0) break
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    server.model.script(
+      {
+        toolCalls: [
+          { id: "c1", name: "files_echo", arguments: { text: "hello" } },
+          { id: "c2", name: "files_fail", arguments: {} },
+        ],
+      },
+      { text: "Echoed; the other one was refused." },
+    )
+    const result = await Approvals.chatWithApprovals(
+      server.url,
+      server.token,
+      "Go",
+      (call) => call.toolName !== "files_fail",
+    )
+    expect(result.decisions).toEqual([
+      { toolName: "files_echo", approved: true },
+      { toolName: "files_fail", approved: false },
+    ])
+    expect(result.answer).toBe("Echoed; the other one was refused.")
   })
 })

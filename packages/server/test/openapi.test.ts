@@ -80,11 +80,17 @@ describe("GET /api/openapi.json", () => {
     expect(Object.keys(document.paths[path][method].responses)).toEqual(expect.arrayContaining([...statuses]))
   })
 
-  it("declares a Bearer scheme and requires it on every operation but GET /, setup, login and refresh", () => {
+  it("declares a Bearer scheme and requires it on every operation but GET /, setup, login, refresh and the MCP OAuth callback", () => {
     const schemes = Object.entries<any>(document.components.securitySchemes)
     expect(schemes).toContainEqual([expect.any(String), expect.objectContaining({ type: "http", scheme: "bearer" })])
     const bearerNames = schemes.filter(([, scheme]) => scheme.scheme === "bearer").map(([name]) => name)
-    const publicOperations = ["get /", "post /api/auth/setup", "post /api/auth/login", "post /api/auth/refresh"]
+    const publicOperations = [
+      "get /",
+      "post /api/auth/setup",
+      "post /api/auth/login",
+      "post /api/auth/refresh",
+      "get /api/mcp-servers/oauth/callback",
+    ]
     for (const { path, method, operation } of operations()) {
       const required = (operation.security ?? document.security ?? []).flatMap((entry: object) => Object.keys(entry))
       const isPublic = publicOperations.includes(`${method} ${path}`)

@@ -8,7 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { password, request, setup, startServer, storageKinds, type TestServer } from "./support/server.js"
 
 /** SPEC "Authentication" 1: the only operations anyone may call without a token. */
-const publicOperations = new Set(["GET /", "POST /api/auth/setup", "POST /api/auth/login", "POST /api/auth/refresh"])
+const publicOperations = new Set([
+  "GET /",
+  "POST /api/auth/setup",
+  "POST /api/auth/login",
+  "POST /api/auth/refresh",
+  // The owner's browser, back from an MCP server's authorization server: the single-use state is the credential.
+  "GET /api/mcp-servers/oauth/callback",
+])
 
 /** The protected auth routes of SPEC "Endpoints", as OpenAPI writes them. */
 const specProtectedAuthRoutes = [

@@ -5,9 +5,19 @@ import { Ids } from "../ids/Ids.js"
 import { ModelRegistry } from "../models/ModelRegistry.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { type StoredMessage, Threads } from "../threads/Threads.js"
+import { Tools } from "../tools/Tools.js"
+import { applyDecisions, denyUnfinished, pendingCalls } from "./Approvals.js"
 import { ChatBusy, ChatModelError, InvalidChatRequest } from "./ChatErrors.js"
 import type { AssistantMetadata, ChatPart } from "./ChatModel.js"
-import { type StreamFrame, StreamHub } from "./StreamHub.js"
+import {
+  ChatRuns,
+  RunNotFound,
+  RunNotPending,
+  type SuspendedRun,
+  type ToolCallDecided,
+  type ToolCallNotFound,
+} from "./ChatRuns.js"
+import { encodeFrame, type StreamFrame, StreamHub } from "./StreamHub.js"
 import { TitleGenerator } from "./TitleGenerator.js"
 
 /** A started chat run: its thread, its id, and its SSE frames from the first event on. */
@@ -26,6 +36,28 @@ export interface ChatInput {
   readonly maxSteps?: number | undefined
 }
 
+/** The owner's decision on a paused run (`POST /api/chat/approve`). */
+export interface ApproveInput {
+  readonly runId: string
+  readonly threadId: string
+  /** One call of the run; every undecided call when omitted. */
+  readonly toolCallId?: string | undefined
+  /** Required: true runs the call, false denies it (the model is told). */
+  readonly approved: boolean | undefined
+  /** The assistant message holding the call; checked when given. */
+  readonly messageId?: string | undefined
+}
+
+export type ApproveError =
+  | ChatBusy
+  | ChatModelError
+  | InvalidChatRequest
+  | RunNotFound
+  | RunNotPending
+  | ToolCallNotFound
+  | ToolCallDecided
+  | StorageError
+
 /**
  * Talking to the assistant. A run is owned by the service, not by the request that started it:
  * a client that goes away leaves generation and persistence intact, and can reconnect through
@@ -41,6 +73,13 @@ export class Chat extends Context.Tag("@aide/kernel/Chat")<
     readonly send: (
       input: ChatInput,
     ) => Effect.Effect<ChatRun, ChatBusy | ChatModelError | InvalidChatRequest | StorageError>
+    /**
+     * Records the owner's decision on a run paused in `approval-requested`. Once every call of
+     * the run is decided, the run resumes (approved calls execute, denied ones are reported to
+     * the model) as a new stream continuing the same assistant message; until then the returned
+     * stream only acknowledges the decision. A run resumes once: later decisions fail.
+     */
+    readonly approve: (input: ApproveInput) => Effect.Effect<ChatRun, ApproveError>
     /** Aborts the thread's running generation, keeping what was produced. False when none runs. */
     readonly stop: (threadId: string) => Effect.Effect<boolean>
   }
@@ -143,7 +182,11 @@ const systemPrompt = (
 export interface ChatOptions {
   /** Retries of a failed provider call (429, 5xx…) before the run fails; default 2. */
   readonly maxRetries?: number
+  /** Model steps per run (each step may call tools); default 10. */
+  readonly maxSteps?: number
 }
+
+const defaultMaxSteps = 10
 
 export const make = (options: ChatOptions = {}) =>
   Effect.gen(function* () {
@@ -153,8 +196,10 @@ export const make = (options: ChatOptions = {}) =>
     const appConfig = yield* AppConfig
     const models = yield* ModelRegistry
     const titles = yield* TitleGenerator
+    const tools = yield* Tools
+    const runs = yield* ChatRuns
     // Runs belong to the service's scope, so they outlive the requests that start them.
-    const runs = yield* FiberSet.make()
+    const fibers = yield* FiberSet.make()
     // Provider errors surface in the SDK's callbacks; log them through our logger, not stderr.
     const runtime = yield* Effect.runtime<never>()
     const logProviderError = (error: unknown): void => {
@@ -170,165 +215,296 @@ export const make = (options: ChatOptions = {}) =>
       return { config, ...resolved }
     })
 
+    /** Claims the thread for one run, synchronously with the check: a second claim sees it busy. */
+    const claim = (threadId: string) =>
+      Effect.gen(function* () {
+        if (running.has(threadId) || (yield* hub.isActive(threadId))) return yield* new ChatBusy({ threadId })
+        const controller = new AbortController()
+        running.set(threadId, controller)
+        const release = Effect.sync(() => {
+          if (running.get(threadId) === controller) running.delete(threadId)
+        })
+        return { controller, release }
+      })
+
+    /**
+     * Runs the model over the thread's history in a fiber of the service and returns once the
+     * first content (or a failure) has come back. `prepare` writes what the run starts from (the
+     * user's message, or the owner's decisions) and returns the history.
+     */
+    const startRun = <E>(spec: {
+      readonly threadId: string
+      readonly claimed: { readonly controller: AbortController; readonly release: Effect.Effect<void> }
+      readonly prepare: Effect.Effect<ReadonlyArray<StoredMessage>, E | StorageError>
+      readonly approvedCalls?: SuspendedRun["calls"]
+      readonly maxSteps?: number | undefined
+    }) =>
+      Effect.gen(function* () {
+        const { threadId, claimed } = spec
+        const { controller, release } = claimed
+        const ready = yield* Deferred.make<ChatRun, E | ChatBusy | ChatModelError | StorageError>()
+        // The whole run is a fiber of the service: the request only waits for it to start
+        // streaming, so a client that leaves early stops nothing.
+        const run = Effect.gen(function* () {
+          const history = yield* spec.prepare
+          const { config, model, settings } = yield* modelFor
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const runId = yield* ids.uuid
+          const assistantId = yield* ids.uuid
+          const metadata: AssistantMetadata = { runId, threadId }
+          const approvedCalls = (spec.approvedCalls ?? []).filter((call) => call.approved === true)
+          const toolset = yield* tools.forRun({ threadId, runId, approvedCalls })
+
+          const { convertToModelMessages, stepCountIs, streamText } = yield* Effect.promise(loadAi)
+          const modelMessages = yield* Effect.tryPromise({
+            try: () => convertToModelMessages(history as unknown as Array<UIMessage>, { tools: toolset }),
+            catch: (error) => new ChatModelError({ message: errorMessage(error) }),
+          })
+          let responseMessage: UIMessage | undefined
+          const uiStream = streamText({
+            model,
+            system: systemPrompt(config, now),
+            messages: modelMessages,
+            tools: toolset,
+            stopWhen: stepCountIs(spec.maxSteps ?? options.maxSteps ?? defaultMaxSteps),
+            abortSignal: controller.signal,
+            maxRetries: options.maxRetries ?? 2,
+            onError: ({ error }) => logProviderError(error),
+            ...settings,
+          }).toUIMessageStream({
+            originalMessages: history as unknown as Array<UIMessage>,
+            // Continuing after an approval keeps the paused assistant message's id (the SDK
+            // takes the last assistant message's id); a new answer gets this one.
+            generateMessageId: () => assistantId,
+            messageMetadata: ({ part }) => (part.type === "start" ? metadata : undefined),
+            onFinish: ({ responseMessage: message }) => {
+              responseMessage = message
+            },
+            onError: errorMessage,
+          })
+          const reader = uiStream.getReader()
+          // A stream cut mid-way makes the read reject (it is not an `error` chunk): a model failure.
+          const read = Effect.tryPromise({
+            try: () => reader.read(),
+            catch: (error) => new ChatModelError({ message: errorMessage(error) }),
+          })
+
+          // Hold the response until the model has produced content or failed: a failure before
+          // any content is an error response (500), not a stream that carries only an error.
+          const head: Array<UIMessageChunk> = []
+          let ended = false
+          while (true) {
+            const next = yield* read
+            if (next.done) {
+              ended = true
+              break
+            }
+            if (next.value.type === "error" && !head.some(isContent)) {
+              yield* Effect.promise(() => reader.cancel())
+              return yield* new ChatModelError({ message: next.value.errorText })
+            }
+            head.push(next.value)
+            if (isContent(next.value)) break
+          }
+
+          const writer = yield* hub.open(threadId).pipe(Effect.mapError(() => new ChatBusy({ threadId })))
+          // What went out, to rebuild the message when the model fails before `onFinish` can run.
+          const sent: Array<UIMessageChunk> = []
+          const relay = (chunk: UIMessageChunk) => {
+            sent.push(chunk)
+            return writer.publish(chunk)
+          }
+          for (const chunk of head) yield* relay(chunk)
+
+          // The message and, when it paused on tool calls, its suspended run: one transaction, so
+          // a client that saw `approval-requested` can always approve, even after a crash.
+          const persist = Effect.suspend(() => {
+            const message = responseMessage
+            if (message === undefined || message.parts.length === 0) return Effect.void
+            const stored: StoredMessage = {
+              id: message.id,
+              role: "assistant",
+              parts: message.parts,
+              ...(message.metadata === undefined ? {} : { metadata: message.metadata }),
+            }
+            const calls = pendingCalls(stored)
+            if (calls.length === 0) return threads.saveMessage(threadId, stored)
+            return runs.atomically(
+              Effect.zipRight(
+                threads.saveMessage(threadId, stored),
+                runs.suspend({ runId, threadId, messageId: stored.id, calls }),
+              ),
+            )
+          })
+
+          const nameThread = Effect.gen(function* () {
+            const thread = yield* threads.get(threadId)
+            if (thread.title !== null) return
+            const messages = yield* threads.messages(threadId)
+            yield* threads.setTitle(threadId, fallbackTitle(messages))
+            // The model's title replaces the fallback when it comes; the run does not wait for it, and
+            // it starts on the next turn of the event loop: its setup (several ms of CPU) would
+            // otherwise hold back Node's flush of `finish` and `[DONE]`.
+            yield* FiberSet.run(
+              fibers,
+              Effect.zipRight(nextMacrotask, titles.generate(messages)).pipe(
+                Effect.flatMap(
+                  Option.match({ onNone: () => Effect.void, onSome: (title) => threads.setTitle(threadId, title) }),
+                ),
+                Effect.catchAllCause((cause) => Effect.logWarning("titling the thread failed", cause)),
+              ),
+            )
+          })
+
+          // The producer: relays chunks, and commits the message before `finish` goes out, so a
+          // client that saw `finish` never loses the message, whatever happens to the process next.
+          const produce = Effect.gen(function* () {
+            let finish: UIMessageChunk | undefined
+            while (!ended) {
+              const next = yield* Effect.either(read)
+              if (next._tag === "Left") {
+                yield* writer.publish({ type: "error", errorText: next.left.message })
+                responseMessage = yield* messageOf(sent)
+                break
+              }
+              if (next.right.done) break
+              if (next.right.value.type === "finish") finish = next.right.value
+              else yield* relay(next.right.value)
+            }
+            yield* persist
+            yield* nameThread
+            if (finish !== undefined) yield* writer.publish(finish)
+          }).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.logError("chat run failed", cause).pipe(
+                Effect.zipRight(writer.publish({ type: "error", errorText: "the response could not be completed" })),
+              ),
+            ),
+            Effect.ensuring(Effect.zipRight(writer.finish, release)),
+            Effect.annotateLogs({ threadId, runId }),
+          )
+          const frames = yield* hub.subscribe(threadId)
+          yield* Deferred.succeed(ready, { threadId, runId, frames: Option.getOrElse(frames, () => Stream.empty) })
+          yield* produce
+        })
+
+        yield* FiberSet.run(
+          fibers,
+          run.pipe(
+            Effect.onError((cause) =>
+              Effect.zipRight(
+                Effect.sync(() => controller.abort()),
+                Effect.zipRight(release, Deferred.failCause(ready, cause)),
+              ),
+            ),
+          ),
+        )
+        return yield* Deferred.await(ready)
+      })
+
+    /**
+     * A new message moves the conversation on: calls still waiting for a decision are denied
+     * (the model must see a result for every call it made), and their runs end.
+     */
+    const supersedePending = (threadId: string) =>
+      Effect.gen(function* () {
+        const suspended = yield* runs.suspendedIn(threadId)
+        if (suspended.length === 0) return
+        const messages = yield* threads.messages(threadId)
+        for (const run of suspended) {
+          const message = messages.find((candidate) => candidate.id === run.messageId)
+          yield* runs.atomically(
+            Effect.zipRight(
+              message === undefined ? Effect.void : threads.saveMessage(threadId, denyUnfinished(message)),
+              runs.supersede(run.runId),
+            ),
+          )
+        }
+      })
+
     const send = Effect.fn("Chat.send")(function* (input: ChatInput) {
       if (!input.parts.some((part) => part.type === "text" && part.text.trim() !== "")) {
         return yield* new InvalidChatRequest({ message: "parts must contain at least one non-empty text part" })
       }
       const threadId = input.threadId ?? (yield* ids.uuid)
-      if (running.has(threadId) || (yield* hub.isActive(threadId))) return yield* new ChatBusy({ threadId })
-      const controller = new AbortController()
-      // Claimed synchronously with the check above: a second send on this thread now sees it busy.
-      running.set(threadId, controller)
-      const release = Effect.sync(() => {
-        if (running.get(threadId) === controller) running.delete(threadId)
-      })
-
-      const ready = yield* Deferred.make<ChatRun, ChatBusy | ChatModelError | StorageError>()
-      // The whole run, from saving the user's message on, is a fiber of the service: the request
-      // only waits for it to start streaming, so a client that leaves early stops nothing.
-      const run = Effect.gen(function* () {
-        yield* threads.ensure(threadId)
-        yield* threads.saveMessage(threadId, { id: yield* ids.uuid, role: "user", parts: toUIParts(input.parts) })
-        const history = yield* threads.messages(threadId)
-        const { config, model, settings } = yield* modelFor
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const runId = yield* ids.uuid
-        const assistantId = yield* ids.uuid
-        const metadata: AssistantMetadata = { runId, threadId }
-
-        const { convertToModelMessages, streamText } = yield* Effect.promise(loadAi)
-        const modelMessages = yield* Effect.tryPromise({
-          try: () => convertToModelMessages(history as unknown as Array<UIMessage>),
-          catch: (error) => new ChatModelError({ message: errorMessage(error) }),
-        })
-        let responseMessage: UIMessage | undefined
-        const uiStream = streamText({
-          model,
-          system: systemPrompt(config, now),
-          messages: modelMessages,
-          abortSignal: controller.signal,
-          maxRetries: options.maxRetries ?? 2,
-          onError: ({ error }) => logProviderError(error),
-          ...settings,
-        }).toUIMessageStream({
-          originalMessages: history as unknown as Array<UIMessage>,
-          generateMessageId: () => assistantId,
-          messageMetadata: ({ part }) => (part.type === "start" ? metadata : undefined),
-          onFinish: ({ responseMessage: message }) => {
-            responseMessage = message
-          },
-          onError: errorMessage,
-        })
-        const reader = uiStream.getReader()
-        // A stream cut mid-way makes the read reject (it is not an `error` chunk): a model failure.
-        const read = Effect.tryPromise({
-          try: () => reader.read(),
-          catch: (error) => new ChatModelError({ message: errorMessage(error) }),
-        })
-
-        // Hold the response until the model has produced content or failed: a failure before
-        // any content is an error response (500), not a stream that carries only an error.
-        const head: Array<UIMessageChunk> = []
-        let ended = false
-        while (true) {
-          const next = yield* read
-          if (next.done) {
-            ended = true
-            break
-          }
-          if (next.value.type === "error" && !head.some(isContent)) {
-            yield* Effect.promise(() => reader.cancel())
-            return yield* new ChatModelError({ message: next.value.errorText })
-          }
-          head.push(next.value)
-          if (isContent(next.value)) break
-        }
-
-        const writer = yield* hub.open(threadId).pipe(Effect.mapError(() => new ChatBusy({ threadId })))
-        // What went out, to rebuild the message when the model fails before `onFinish` can run.
-        const sent: Array<UIMessageChunk> = []
-        const relay = (chunk: UIMessageChunk) => {
-          sent.push(chunk)
-          return writer.publish(chunk)
-        }
-        for (const chunk of head) yield* relay(chunk)
-
-        const persist = Effect.suspend(() => {
-          const message = responseMessage
-          if (message === undefined || message.parts.length === 0) return Effect.void
-          return threads.saveMessage(threadId, {
-            id: message.id,
-            role: "assistant",
-            parts: message.parts,
-            ...(message.metadata === undefined ? {} : { metadata: message.metadata }),
-          })
-        })
-
-        const nameThread = Effect.gen(function* () {
-          const thread = yield* threads.get(threadId)
-          if (thread.title !== null) return
-          const messages = yield* threads.messages(threadId)
-          yield* threads.setTitle(threadId, fallbackTitle(messages))
-          // The model's title replaces the fallback when it comes; the run does not wait for it, and
-          // it starts on the next turn of the event loop: its setup (several ms of CPU) would
-          // otherwise hold back Node's flush of `finish` and `[DONE]`.
-          yield* FiberSet.run(
-            runs,
-            Effect.zipRight(nextMacrotask, titles.generate(messages)).pipe(
-              Effect.flatMap(
-                Option.match({ onNone: () => Effect.void, onSome: (title) => threads.setTitle(threadId, title) }),
-              ),
-              Effect.catchAllCause((cause) => Effect.logWarning("titling the thread failed", cause)),
-            ),
-          )
-        })
-
-        // The producer: relays chunks, and commits the message before `finish` goes out, so a
-        // client that saw `finish` never loses the message, whatever happens to the process next.
-        const produce = Effect.gen(function* () {
-          let finish: UIMessageChunk | undefined
-          while (!ended) {
-            const next = yield* Effect.either(read)
-            if (next._tag === "Left") {
-              yield* writer.publish({ type: "error", errorText: next.left.message })
-              responseMessage = yield* messageOf(sent)
-              break
-            }
-            if (next.right.done) break
-            if (next.right.value.type === "finish") finish = next.right.value
-            else yield* relay(next.right.value)
-          }
-          yield* persist
-          yield* nameThread
-          if (finish !== undefined) yield* writer.publish(finish)
-        }).pipe(
-          Effect.catchAllCause((cause) =>
-            Effect.logError("chat run failed", cause).pipe(
-              Effect.zipRight(writer.publish({ type: "error", errorText: "the response could not be completed" })),
-            ),
-          ),
-          Effect.ensuring(Effect.zipRight(writer.finish, release)),
-          Effect.annotateLogs({ threadId, runId }),
-        )
-        const frames = yield* hub.subscribe(threadId)
-        yield* Deferred.succeed(ready, { threadId, runId, frames: Option.getOrElse(frames, () => Stream.empty) })
-        yield* produce
-      })
-
-      yield* FiberSet.run(
-        runs,
-        run.pipe(
+      const claimed = yield* claim(threadId)
+      return yield* startRun({
+        threadId,
+        claimed,
+        maxSteps: input.maxSteps,
+        prepare: Effect.gen(function* () {
+          const { created } = yield* threads.ensure(threadId)
+          if (!created) yield* supersedePending(threadId)
+          yield* threads.saveMessage(threadId, { id: yield* ids.uuid, role: "user", parts: toUIParts(input.parts) })
+          return yield* threads.messages(threadId)
           // The thread was ensured a moment ago; losing it now (a concurrent delete) is a defect.
-          Effect.catchTag("ThreadNotFound", (error) => Effect.die(error)),
-          Effect.onError((cause) =>
-            Effect.zipRight(
-              Effect.sync(() => controller.abort()),
-              Effect.zipRight(release, Deferred.failCause(ready, cause)),
-            ),
-          ),
+        }).pipe(Effect.catchTag("ThreadNotFound", (error) => Effect.die(error))),
+      })
+    })
+
+    /** A stream acknowledging a decision while other calls of the run still wait. */
+    const acknowledgement = (run: SuspendedRun): ChatRun => {
+      const waiting = run.calls.filter((call) => call.approved === null).map((call) => call.toolCallId)
+      const chunks: ReadonlyArray<UIMessageChunk> = [
+        {
+          type: "start",
+          messageId: run.messageId,
+          messageMetadata: { runId: run.runId, threadId: run.threadId, awaitingApproval: waiting },
+        },
+        { type: "finish" },
+      ]
+      return {
+        threadId: run.threadId,
+        runId: run.runId,
+        frames: Stream.fromIterable(
+          chunks.map((chunk, index) => ({ id: index + 1, bytes: encodeFrame(index + 1, chunk) })),
         ),
-      )
-      return yield* Deferred.await(ready)
+      }
+    }
+
+    const approve = Effect.fn("Chat.approve")(function* (input: ApproveInput) {
+      if (typeof input.approved !== "boolean") {
+        return yield* new InvalidChatRequest({ message: "approved must be true or false" })
+      }
+      const approved = input.approved
+      const found = yield* runs.get(input.runId)
+      // A run of another thread is not found in this one: run ids do not reveal other threads.
+      if (Option.isNone(found) || found.value.threadId !== input.threadId) {
+        return yield* new RunNotFound({ runId: input.runId })
+      }
+      if (input.messageId !== undefined && input.messageId !== found.value.messageId) {
+        return yield* new InvalidChatRequest({ message: "messageId is not the message of this run" })
+      }
+      const { threadId } = input
+      // The decision and the message showing it are written together: a reload shows what was decided.
+      const decided = yield* runs
+        .atomically(
+          Effect.gen(function* () {
+            const run = yield* runs.decide(input.runId, input.toolCallId, approved)
+            const message = (yield* threads.messages(threadId)).find((candidate) => candidate.id === run.messageId)
+            if (message !== undefined) yield* threads.saveMessage(threadId, applyDecisions(message, run.calls))
+            return run
+          }),
+        )
+        .pipe(Effect.catchTag("ThreadNotFound", () => Effect.fail(new RunNotFound({ runId: input.runId }))))
+      if (decided.calls.some((call) => call.approved === null)) return acknowledgement(decided)
+
+      const claimed = yield* claim(threadId)
+      return yield* startRun({
+        threadId,
+        claimed,
+        approvedCalls: decided.calls,
+        prepare: Effect.gen(function* () {
+          // Exactly one resume per run, whatever the number of concurrent approvals.
+          if (!(yield* runs.claimResume(decided.runId))) {
+            return yield* new RunNotPending({ runId: decided.runId, status: "resumed" })
+          }
+          const messages = yield* threads.messages(threadId)
+          return messages.map((message) =>
+            message.id === decided.messageId ? applyDecisions(message, decided.calls) : message,
+          )
+        }).pipe(Effect.catchTag("ThreadNotFound", () => Effect.fail(new RunNotFound({ runId: decided.runId })))),
+      })
     })
 
     const stop = (threadId: string) =>
@@ -339,8 +515,8 @@ export const make = (options: ChatOptions = {}) =>
         return true
       })
 
-    return Chat.of({ send, stop })
+    return Chat.of({ send, approve, stop })
   })
 
-/** Chat over `Threads`, `StreamHub`, `AppConfig`, `ModelRegistry`, `TitleGenerator` and `Ids`. */
+/** Chat over `Threads`, `ChatRuns`, `Tools`, `StreamHub`, `AppConfig`, `ModelRegistry`, `TitleGenerator` and `Ids`. */
 export const layer = (options: ChatOptions = {}) => Layer.scoped(Chat, make(options))

@@ -147,12 +147,67 @@ const threadRootCount = Effect.gen(function* () {
   })
 })
 
+/**
+ * Tool approvals: a run that paused on tool calls needing the owner's decision, and one row per
+ * call. Decisions are conditional updates (`approved IS NULL`), so they are final and race-free.
+ */
+const chatRunTables = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE chat_runs (
+    id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+    message_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX chat_runs_suspended ON chat_runs (thread_id) WHERE status = 'suspended'`
+  yield* sql`CREATE TABLE chat_run_calls (
+    run_id TEXT NOT NULL REFERENCES chat_runs (id) ON DELETE CASCADE,
+    tool_call_id TEXT NOT NULL,
+    approval_id TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    approved INTEGER,
+    decided_at TEXT,
+    PRIMARY KEY (run_id, tool_call_id)
+  )`
+})
+
+/**
+ * OAuth with remote MCP servers. `mcp_oauth_clients`: per server id, the client registration
+ * and tokens (JSON as the MCP SDK hands them over), bound to the server URL they were obtained
+ * for. `mcp_oauth_states`: one row per authorization in flight, keyed by the single-use `state`
+ * and holding that attempt's PKCE verifier.
+ */
+const mcpOAuthTables = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE mcp_oauth_clients (
+    server_id TEXT PRIMARY KEY,
+    server_url TEXT NOT NULL,
+    client_information TEXT,
+    tokens TEXT,
+    updated_at TEXT NOT NULL
+  )`
+  yield* sql`CREATE TABLE mcp_oauth_states (
+    state TEXT PRIMARY KEY,
+    server_id TEXT NOT NULL,
+    server_url TEXT NOT NULL,
+    code_verifier TEXT,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX mcp_oauth_states_server_id ON mcp_oauth_states (server_id)`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_auth": authTables,
   "0002_config": configTable,
   "0003_threads": threadTables,
   "0004_inbox": inboxTable,
   "0005_thread_root_count": threadRootCount,
+  "0006_chat_runs": chatRunTables,
+  "0008_mcp_oauth": mcpOAuthTables,
 })
 
 /** Runs pending migrations; safe to call at every start (applied ones are recorded). */

@@ -4,6 +4,8 @@ import { AuthProtectedApi, AuthPublicApi } from "./AuthApi.js"
 import { ChatApi } from "./ChatApi.js"
 import { ConfigApi } from "./ConfigApi.js"
 import { InboxApi, ScheduleDestinationsApi } from "./InboxApi.js"
+import { McpApi } from "./McpApi.js"
+import { McpOAuthApi } from "./McpOAuthApi.js"
 import { ModelsApi } from "./ModelsApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { ThreadsApi } from "./ThreadsApi.js"
@@ -19,6 +21,8 @@ export class AideApi extends HttpApi.make("aide")
   .add(ModelsApi)
   .add(InboxApi)
   .add(ScheduleDestinationsApi)
+  .add(McpApi)
+  .add(McpOAuthApi)
   .addError(BadRequest.Wire)
   .addError(Unauthorized.Wire)
   .addError(NotFound.Wire)

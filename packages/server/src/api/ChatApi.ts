@@ -1,7 +1,7 @@
 import { ChatModel } from "@aide/kernel"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest, Conflict, InternalError } from "./ApiErrors.js"
+import { BadRequest, Conflict, InternalError, NotFound } from "./ApiErrors.js"
 import { Authentication } from "./Security.js"
 
 const partsRequired = "parts must be a non-empty array"
@@ -24,6 +24,21 @@ export const ChatBody = Schema.Struct({
   ),
 }).annotations({ identifier: "ChatBody", message: () => "request body must be a JSON object" })
 
+/**
+ * Loose on purpose: the handler checks the fields itself, so a missing `runId` or `threadId`
+ * answers SPEC's exact message instead of a schema decoding error.
+ */
+export const ApproveBody = Schema.Struct({
+  runId: Schema.optional(Schema.Unknown).annotations({ description: "string, required: the suspended run" }),
+  threadId: Schema.optional(Schema.Unknown).annotations({ description: "string, required: the run's thread" }),
+  toolCallId: Schema.optional(Schema.Unknown).annotations({
+    description: "string: one call of the run; every undecided call when omitted",
+  }),
+  approved: Schema.optional(Schema.Unknown).annotations({ description: "boolean, required: true runs, false denies" }),
+  messageId: Schema.optional(Schema.Unknown).annotations({ description: "string: the message holding the call" }),
+  // A body that is not an object has no runId or threadId either.
+}).annotations({ identifier: "ApproveBody", message: () => "runId and threadId are required" })
+
 /** An SSE stream of the AI SDK UI message stream protocol, each event with an `id:`. */
 export const EventStream = HttpApiSchema.Text({ contentType: "text/event-stream" }).annotations({
   description: "Server-Sent Events: `id: <n>` + `data: <UI message chunk JSON>`, ending with `data: [DONE]`",
@@ -31,13 +46,22 @@ export const EventStream = HttpApiSchema.Text({ contentType: "text/event-stream"
 
 const ThreadIdPath = Schema.Struct({ threadId: Schema.String })
 
-/** SPEC "Chat": send, reconnect, stop. Streams are SSE; the thread id is in `X-Thread-Id`. */
+/** SPEC "Chat": send, approve, reconnect, stop. Streams are SSE; the thread id is in `X-Thread-Id`. */
 export class ChatApi extends HttpApiGroup.make("chat")
   .add(
     HttpApiEndpoint.post("send", "/api/chat")
       .setPayload(ChatBody)
       .addSuccess(EventStream)
       .addError(BadRequest.Wire)
+      .addError(Conflict.Wire)
+      .addError(InternalError.Wire),
+  )
+  .add(
+    HttpApiEndpoint.post("approve", "/api/chat/approve")
+      .setPayload(ApproveBody)
+      .addSuccess(EventStream)
+      .addError(BadRequest.Wire)
+      .addError(NotFound.Wire)
       .addError(Conflict.Wire)
       .addError(InternalError.Wire),
   )

@@ -2,7 +2,14 @@ import { Chat, Ids, StreamHub } from "@aide/kernel"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, Option, Stream } from "effect"
 import { AideApi } from "../api/AideApi.js"
-import { BadRequest, Conflict, InternalError } from "../api/ApiErrors.js"
+import { BadRequest, Conflict, InternalError, NotFound } from "../api/ApiErrors.js"
+
+const approveRequired = "runId and threadId are required"
+
+const optionalString = (value: unknown, name: string) =>
+  value === undefined || typeof value === "string"
+    ? Effect.succeed(value as string | undefined)
+    : Effect.fail(new BadRequest({ error: `${name} must be a string` }))
 
 const encoder = new TextEncoder()
 /** An SSE comment: keeps proxies and clients from timing out an idle stream. */
@@ -33,7 +40,12 @@ const withHeartbeat = (body: Stream.Stream<Uint8Array>, heartbeat: Duration.Dura
     ]),
   )
 
-const sseResponse = (threadId: string, frames: Stream.Stream<StreamHub.StreamFrame>, heartbeat: Duration.Duration) =>
+const sseResponse = (
+  threadId: string,
+  frames: Stream.Stream<StreamHub.StreamFrame>,
+  heartbeat: Duration.Duration,
+  runId?: string,
+) =>
   HttpServerResponse.stream(
     withHeartbeat(
       frames.pipe(
@@ -49,6 +61,7 @@ const sseResponse = (threadId: string, frames: Stream.Stream<StreamHub.StreamFra
         "x-accel-buffering": "no",
         "x-vercel-ai-ui-message-stream": "v1",
         "x-thread-id": threadId,
+        ...(runId === undefined ? {} : { "x-run-id": runId }),
       },
     },
   )
@@ -75,8 +88,37 @@ export const layer = (options: ChatHandlerOptions = {}) =>
               Effect.succeed(HttpServerResponse.setHeader(response, "x-thread-id", threadId)),
             )
             return yield* chat.send({ threadId, parts: payload.parts }).pipe(
-              Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat)),
+              Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat, run.runId)),
               Effect.catchTags({
+                ChatBusy: () => new Conflict({ error: "A response is already streaming in this thread" }),
+                InvalidChatRequest: (error) => new BadRequest({ error: error.message }),
+                ChatModelError: (error) => new InternalError({ error: error.message }),
+                StorageError: (error) => Effect.die(error),
+              }),
+            )
+          }),
+        )
+        .handle("approve", ({ payload }) =>
+          Effect.gen(function* () {
+            const { runId, threadId } = payload
+            if (typeof runId !== "string" || runId === "" || typeof threadId !== "string" || threadId === "") {
+              return yield* new BadRequest({ error: approveRequired })
+            }
+            yield* HttpApp.appendPreResponseHandler((_request, response) =>
+              Effect.succeed(HttpServerResponse.setHeader(response, "x-thread-id", threadId)),
+            )
+            const toolCallId = yield* optionalString(payload.toolCallId, "toolCallId")
+            const messageId = yield* optionalString(payload.messageId, "messageId")
+            if (payload.approved !== undefined && typeof payload.approved !== "boolean") {
+              return yield* new BadRequest({ error: "approved must be true or false" })
+            }
+            return yield* chat.approve({ runId, threadId, toolCallId, messageId, approved: payload.approved }).pipe(
+              Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat, run.runId)),
+              Effect.catchTags({
+                RunNotFound: () => new NotFound({ error: "Run not found" }),
+                ToolCallNotFound: () => new NotFound({ error: "Tool call not found in run" }),
+                RunNotPending: () => new Conflict({ error: "Run is not waiting for approval" }),
+                ToolCallDecided: () => new Conflict({ error: "Tool call already decided" }),
                 ChatBusy: () => new Conflict({ error: "A response is already streaming in this thread" }),
                 InvalidChatRequest: (error) => new BadRequest({ error: error.message }),
                 ChatModelError: (error) => new InternalError({ error: error.message }),

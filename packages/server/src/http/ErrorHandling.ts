@@ -10,6 +10,7 @@ const errorResponse = (status: number, error: string, headers?: Record<string, s
 /** Endpoints whose SPEC error for an absent or unreadable body is a specific code. */
 const absentBodyErrors: Readonly<Record<string, string>> = {
   "/api/auth/refresh": "refresh_token_required",
+  "/api/chat/approve": "runId and threadId are required",
 }
 
 /** The same, for paths with parameters. */

@@ -7,7 +7,13 @@ import {
   type UIMessageChunk,
   uiMessageChunkSchema,
 } from "ai"
-import { request, type StartOptions, setup, startServer, type TestServer } from "./server.js"
+import { password, request, type StartOptions, setup, startServer, type TestServer } from "./server.js"
+
+const setupOrLogin = async (server: TestServer): Promise<{ readonly token: string }> => {
+  const login = await request(`${server.url}/api/auth/login`, { body: { password } })
+  if (login.status === 200) return login.body
+  return setup(server)
+}
 
 export interface ChatTestServer extends TestServer {
   readonly model: FakeModelServer
@@ -32,7 +38,8 @@ export const startChatServer = async (
       ...rest.kernel,
     },
   })
-  const { token } = await setup(server)
+  // A server restarted on an existing data directory is set up already: log in instead.
+  const { token } = options.dataDir === undefined ? await setup(server) : await setupOrLogin(server)
   const patched = await request(`${server.url}/api/config`, {
     method: "PATCH",
     token,
@@ -198,7 +205,7 @@ export const isChunk = (type: string) => (event: SseEvent) =>
  * the SDK's own SSE parser and chunk schema, then `readUIMessageStream`. Returns the last
  * snapshot of the assistant message; throws if the SDK rejects a chunk.
  */
-export const readWithAiSdk = async (response: Response): Promise<UIMessage | undefined> => {
+export const readWithAiSdk = async (response: Response, message?: UIMessage): Promise<UIMessage | undefined> => {
   const chunks = parseJsonEventStream({ stream: response.body!, schema: uiMessageChunkSchema }).pipeThrough(
     new TransformStream<{ success: boolean; value?: UIMessageChunk; error?: unknown }, UIMessageChunk>({
       transform(result, controller) {
@@ -207,7 +214,13 @@ export const readWithAiSdk = async (response: Response): Promise<UIMessage | und
       },
     }),
   )
-  let message: UIMessage | undefined
-  for await (const snapshot of readUIMessageStream({ stream: chunks, terminateOnError: true })) message = snapshot
-  return message
+  // `message`: the assistant message the stream continues (after a tool approval), as `useChat` holds it.
+  let last: UIMessage | undefined
+  for await (const snapshot of readUIMessageStream({
+    stream: chunks,
+    terminateOnError: true,
+    ...(message === undefined ? {} : { message }),
+  }))
+    last = snapshot
+  return last
 }

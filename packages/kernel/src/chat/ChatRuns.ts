@@ -1,0 +1,84 @@
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { StorageError } from "../storage/StorageError.js"
+
+/** A tool call waiting for (or given) the owner's decision. */
+export interface ApprovalCall {
+  readonly toolCallId: string
+  /** The AI SDK's approval id (`approval.id` of the tool part); the SDK generates it. */
+  readonly approvalId: string
+  readonly toolName: string
+  /** null while undecided. */
+  readonly approved: boolean | null
+}
+
+export type RunStatus = "suspended" | "resumed" | "superseded"
+
+/**
+ * A run that ended in `approval-requested`: its assistant message holds the tool calls, and it
+ * waits for a decision on each. `resumed` and `superseded` are final: a run resumes once.
+ */
+export interface SuspendedRun {
+  readonly runId: string
+  readonly threadId: string
+  /** The assistant message holding the tool calls; the continuation keeps its id. */
+  readonly messageId: string
+  readonly status: RunStatus
+  readonly calls: ReadonlyArray<ApprovalCall>
+  readonly createdAt: Date
+}
+
+export class RunNotFound extends Schema.TaggedError<RunNotFound>()("RunNotFound", {
+  runId: Schema.String,
+}) {}
+
+/** The run was resumed already (or superseded by a newer message): its decisions are final. */
+export class RunNotPending extends Schema.TaggedError<RunNotPending>()("RunNotPending", {
+  runId: Schema.String,
+  status: Schema.String,
+}) {}
+
+export class ToolCallNotFound extends Schema.TaggedError<ToolCallNotFound>()("ToolCallNotFound", {
+  runId: Schema.String,
+  toolCallId: Schema.String,
+}) {}
+
+/** A decision was already recorded for this tool call; it stands. */
+export class ToolCallDecided extends Schema.TaggedError<ToolCallDecided>()("ToolCallDecided", {
+  runId: Schema.String,
+  toolCallId: Schema.String,
+}) {}
+
+/**
+ * The durable state machine of tool approvals: suspended runs and a decision per tool call.
+ * Every transition is one conditional write, so two concurrent approvals cannot both win.
+ */
+export class ChatRuns extends Context.Tag("@aide/kernel/ChatRuns")<
+  ChatRuns,
+  {
+    /** Runs `effect` in one storage transaction (e.g. saving the message with its run). */
+    readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+    /** Records a run that paused on `calls` (all undecided). */
+    readonly suspend: (run: {
+      readonly runId: string
+      readonly threadId: string
+      readonly messageId: string
+      readonly calls: ReadonlyArray<Omit<ApprovalCall, "approved">>
+    }) => Effect.Effect<void, StorageError>
+    readonly get: (runId: string) => Effect.Effect<Option.Option<SuspendedRun>, StorageError>
+    /**
+     * Decides `toolCallId`, or every undecided call of the run when it is omitted. Only a
+     * suspended run takes decisions, and a decided call keeps its first decision.
+     */
+    readonly decide: (
+      runId: string,
+      toolCallId: string | undefined,
+      approved: boolean,
+    ) => Effect.Effect<SuspendedRun, RunNotFound | RunNotPending | ToolCallNotFound | ToolCallDecided | StorageError>
+    /** Marks a fully decided run `resumed`; true for exactly one caller. */
+    readonly claimResume: (runId: string) => Effect.Effect<boolean, StorageError>
+    /** The thread's suspended runs, oldest first. */
+    readonly suspendedIn: (threadId: string) => Effect.Effect<ReadonlyArray<SuspendedRun>, StorageError>
+    /** Ends a suspended run because the conversation moved on: its undecided calls count as denied. */
+    readonly supersede: (runId: string) => Effect.Effect<void, StorageError>
+  }
+>() {}

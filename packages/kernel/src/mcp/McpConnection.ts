@@ -1,0 +1,310 @@
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js"
+import { Deferred, Duration, Effect, Runtime, type Scope } from "effect"
+import type { McpServerConfig } from "../config/ConfigModel.js"
+import { ToolExecutionError } from "../tools/ToolRegistry.js"
+import { McpAuthorizationPending, McpConnectError } from "./McpErrors.js"
+import type { McpOAuth } from "./McpOAuth.js"
+import { ensureExited } from "./ProcessExit.js"
+
+/** How one connection is made and bounded. */
+export interface ConnectOptions {
+  /** The host environment; only the variables named in a server's `env` reach its process. */
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly connectTimeout: Duration.Duration
+  readonly requestTimeout: Duration.Duration
+  readonly oauth: McpOAuth["Type"]
+}
+
+/** A live MCP client; closed with the scope it was opened in. */
+export interface McpConnection {
+  /** The server's tools now (refreshed on `notifications/tools/list_changed`). */
+  readonly tools: () => ReadonlyArray<Tool>
+  /** Calls tool `name`; failures and `isError` results are `ToolExecutionError`s. */
+  readonly callTool: (name: string, input: unknown) => Effect.Effect<unknown, ToolExecutionError>
+  /** Completes with a reason when the connection drops (the child exited, the stream closed). */
+  readonly closed: Effect.Effect<string>
+  /** The child process of a stdio server. */
+  readonly pid: number | undefined
+}
+
+const clientInfo = { name: "aide", version: "0.1.0" }
+/** Enough of a child's stderr to explain why it died. */
+const stderrTailBytes = 2048
+
+const seconds = (duration: Duration.Duration) => Duration.format(duration)
+const millis = (duration: Duration.Duration) => Math.max(1, Math.round(Duration.toMillis(duration)))
+
+/** The last non-empty line of a child's stderr, to append to "server exited". */
+const lastLine = (text: string) =>
+  text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .at(-1)
+
+const causeCode = (error: unknown): string | undefined => {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause
+  return typeof cause?.code === "string" ? cause.code : undefined
+}
+
+/** The text `GET /api/mcp-servers` shows for a failed connection attempt. */
+const describeConnectError = (
+  error: unknown,
+  config: McpServerConfig,
+  context: { readonly timeout: Duration.Duration; readonly stderr: () => string },
+): string => {
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (config.command !== undefined) {
+    if (code === "ENOENT") return `command not found: ${config.command}`
+    if (code === "EACCES") return `command not executable: ${config.command}`
+  }
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) return `connection timed out after ${seconds(context.timeout)}`
+    if (error.code === ErrorCode.ConnectionClosed) {
+      const line = lastLine(context.stderr())
+      return line === undefined ? "server closed the connection" : `server closed the connection: ${line}`
+    }
+    return error.message
+  }
+  if (error instanceof StreamableHTTPError || error instanceof SseError) {
+    const text = error.message
+      .replace(/^(Streamable HTTP|SSE) error: /, "")
+      .replace(/^Error POSTing to endpoint: /, "")
+      .trim()
+      .slice(0, 300)
+    if (typeof error.code === "number" && error.code > 0) return `HTTP ${error.code}${text === "" ? "" : `: ${text}`}`
+    return text
+  }
+  const host = config.url === undefined ? "" : new URL(config.url).host
+  switch (causeCode(error)) {
+    case "ECONNREFUSED":
+      return `connection refused: ${host}`
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `host not found: ${host}`
+    case "ECONNRESET":
+      return `connection reset: ${host}`
+  }
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause
+    return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message
+  }
+  return String(error)
+}
+
+/** A server too old for streamable HTTP answers the POST with one of these; then SSE is tried. */
+const suggestsLegacySse = (error: unknown) =>
+  error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0)
+
+/** Text of an MCP result's text parts. */
+const textOf = (result: CallToolResult) =>
+  result.content
+    .flatMap((part) => (part.type === "text" ? [part.text] : []))
+    .join("\n")
+    .trim()
+
+/**
+ * A tool's output for the model, JSON-serialisable: its structured content when it has some,
+ * the text when it is all text, else the content parts as they are (images stay base64).
+ */
+const outputOf = (result: CallToolResult): unknown => {
+  if (result.structuredContent !== undefined) return result.structuredContent
+  if ("toolResult" in result) return (result as unknown as { toolResult: unknown }).toolResult
+  if (result.content.every((part) => part.type === "text")) return textOf(result)
+  return result.content
+}
+
+const describeCallError = (error: unknown, name: string, timeout: Duration.Duration) => {
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) return `tool ${name} timed out after ${seconds(timeout)}`
+    if (error.code === ErrorCode.ConnectionClosed) return `the MCP server closed the connection during ${name}`
+    return error.message
+  }
+  return error instanceof Error ? error.message : String(error)
+}
+
+/**
+ * Opens a connection to `config` (stdio or HTTP), initializes it and lists its tools, all
+ * within `connectTimeout`. Closing the scope closes the client; a stdio child is then stopped
+ * (stdin closed, SIGTERM, SIGKILL) and waited for, so no process outlives its server.
+ */
+export const connect = Effect.fn("McpConnection.connect")(function* (
+  id: string,
+  config: McpServerConfig,
+  options: ConnectOptions,
+): Effect.fn.Return<McpConnection, McpConnectError | McpAuthorizationPending, Scope.Scope> {
+  const runtime = yield* Effect.runtime<never>()
+  const closed = yield* Deferred.make<string>()
+  let tools: ReadonlyArray<Tool> = []
+  let stderr = ""
+  let authUrl: string | undefined
+  let connected: Client | undefined
+  const closedClients = new WeakSet<Client>()
+
+  const newClient = () => {
+    const client = new Client(clientInfo, {
+      capabilities: {},
+      listChanged: {
+        tools: {
+          onChanged: (error, next) => {
+            if (error === null && next !== null) tools = next
+          },
+        },
+      },
+    })
+    // Only the client that connected ends the connection: a failed streamable HTTP attempt
+    // closes its own client before SSE is tried.
+    client.onclose = () => {
+      closedClients.add(client)
+      if (client === connected) Deferred.unsafeDone(closed, Effect.succeed("connection closed"))
+    }
+    client.onerror = (error) =>
+      Runtime.runFork(runtime)(Effect.logDebug("MCP transport error", error).pipe(Effect.annotateLogs({ mcp: id })))
+    return client
+  }
+
+  const failWith = (error: unknown) => {
+    if (error instanceof UnauthorizedError && authUrl !== undefined) return new McpAuthorizationPending({ authUrl })
+    return new McpConnectError({
+      message: describeConnectError(error, config, { timeout: options.connectTimeout, stderr: () => stderr }),
+    })
+  }
+
+  /** Connects `client` over `transport`; the scope closes both, whatever happens. */
+  const open = (client: Client, transport: Transport, pid: () => number | null) =>
+    Effect.gen(function* () {
+      yield* Effect.addFinalizer(() =>
+        Effect.promise(async () => {
+          const child = pid()
+          await client.close().catch(() => undefined)
+          if (child !== null) await ensureExited(child)
+        }),
+      )
+      yield* Effect.tryPromise({
+        try: (signal) => client.connect(transport, { signal, timeout: millis(options.connectTimeout) }),
+        catch: (error) => error,
+      })
+    })
+
+  let client: Client
+  let pid: number | undefined
+  const connecting = Effect.gen(function* () {
+    if (config.command !== undefined) {
+      const forwarded: Record<string, string> = {}
+      for (const name of config.env ?? []) {
+        const value = options.env[name]
+        if (value !== undefined) forwarded[name] = value
+      }
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: [...(config.args ?? [])],
+        env: forwarded,
+        // Piped, not inherited: a chatty server must not write into our stdout/stderr.
+        stderr: "pipe",
+      })
+      transport.stderr?.on("data", (chunk: Buffer) => {
+        const text = chunk.toString("utf8")
+        stderr = (stderr + text).slice(-stderrTailBytes)
+        Runtime.runFork(runtime)(
+          Effect.logDebug(text.trimEnd()).pipe(Effect.annotateLogs({ mcp: id, stream: "stderr" })),
+        )
+      })
+      client = newClient()
+      yield* open(client, transport, () => transport.pid)
+      pid = transport.pid ?? undefined
+    } else {
+      const url = new URL(config.url!)
+      const requestInit: RequestInit = { headers: { ...config.headers } }
+      let auth: {
+        authProvider?: ReturnType<McpOAuth["Type"]["provider"]>
+        fetch?: typeof fetch
+      } = {}
+      if (config.oauth === true) {
+        auth = yield* Effect.try({
+          try: () => ({
+            authProvider: options.oauth.provider({ id, url: url.href }, (next) => {
+              authUrl = next.href
+            }),
+            fetch: options.oauth.fetchFor(url.href),
+          }),
+          catch: (error) => error,
+        })
+      }
+      client = newClient()
+      const first = yield* Effect.either(
+        open(client, new StreamableHTTPClientTransport(url, { requestInit, ...auth }), () => null),
+      )
+      if (first._tag === "Left") {
+        if (!suggestsLegacySse(first.left)) return yield* Effect.fail(first.left)
+        yield* Effect.logDebug("streamable HTTP refused, trying SSE").pipe(Effect.annotateLogs({ mcp: id }))
+        client = newClient()
+        // When SSE fails as well, the streamable HTTP answer is the more telling one.
+        yield* open(client, new SSEClientTransport(url, { requestInit, ...auth }), () => null).pipe(
+          Effect.mapError(() => first.left),
+        )
+      }
+    }
+    tools = yield* listAllTools(client, options.connectTimeout)
+    connected = client
+    if (closedClients.has(client)) Deferred.unsafeDone(closed, Effect.succeed("connection closed"))
+  })
+
+  yield* connecting.pipe(
+    Effect.mapError(failWith),
+    Effect.timeoutFail({
+      duration: options.connectTimeout,
+      onTimeout: () =>
+        new McpConnectError({ message: `connection timed out after ${seconds(options.connectTimeout)}` }),
+    }),
+  )
+
+  const callTool = (name: string, input: unknown) =>
+    Effect.tryPromise({
+      try: (signal) =>
+        client.callTool(
+          { name, arguments: typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {} },
+          undefined,
+          { signal, timeout: millis(options.requestTimeout) },
+        ) as Promise<CallToolResult>,
+      catch: (error) => new ToolExecutionError({ message: describeCallError(error, name, options.requestTimeout) }),
+    }).pipe(
+      Effect.flatMap((result) =>
+        result.isError === true
+          ? Effect.fail(new ToolExecutionError({ message: textOf(result) || `tool ${name} failed` }))
+          : Effect.succeed(outputOf(result)),
+      ),
+      Effect.withSpan("McpConnection.callTool", { attributes: { server: id, tool: name } }),
+    )
+
+  const exitReason = Effect.map(Deferred.await(closed), (reason) => {
+    const line = lastLine(stderr)
+    return config.command === undefined ? reason : `server exited${line === undefined ? "" : `: ${line}`}`
+  })
+
+  return { tools: () => tools, callTool, closed: exitReason, pid }
+})
+
+/** Every page of `tools/list`. */
+const listAllTools = (client: Client, timeout: Duration.Duration) =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      const all: Array<Tool> = []
+      let cursor: string | undefined
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+          signal,
+          timeout: millis(timeout),
+        })
+        all.push(...page.tools)
+        cursor = page.nextCursor
+      } while (cursor !== undefined)
+      return all
+    },
+    catch: (error) => error,
+  })

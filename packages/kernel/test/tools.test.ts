@@ -1,0 +1,182 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Scope, TestClock } from "effect"
+import * as ChannelRegistry from "../src/channels/ChannelRegistry.js"
+import * as AppConfig from "../src/config/AppConfig.js"
+import * as Ids from "../src/ids/Ids.js"
+import { Inbox } from "../src/inbox/Inbox.js"
+import * as SqlInbox from "../src/inbox/SqlInbox.js"
+import * as BuiltinTools from "../src/tools/BuiltinTools.js"
+import * as ToolRegistry from "../src/tools/ToolRegistry.js"
+import * as ToolsModule from "../src/tools/Tools.js"
+import { Tools } from "../src/tools/Tools.js"
+import { tempSqliteStorageLayer } from "./support/files.js"
+
+const definition = (name: string, requireApproval: boolean, run: (input: unknown) => unknown = (input) => input) => ({
+  name,
+  description: `${name} tool`,
+  inputSchema: { type: "object", properties: {} },
+  requireApproval,
+  execute: (input: unknown) => Effect.sync(() => run(input)),
+})
+
+const toolsLayer = ToolsModule.layer.pipe(Layer.provideMerge(ToolRegistry.layer))
+
+const callOptions = (toolCallId: string) => ({ toolCallId, messages: [] })
+
+describe("toolId", () => {
+  it("keeps built-in names and prefixes others with their source", () => {
+    expect(ToolRegistry.toolId({ id: "time", kind: "builtin" }, "current_time")).toBe("current_time")
+    expect(ToolRegistry.toolId({ id: "github", kind: "mcp" }, "create_issue")).toBe("github_create_issue")
+  })
+
+  it("makes ids providers accept, stable, and distinct for distinct tools", () => {
+    const dotted = ToolRegistry.toolId({ id: "my.server", kind: "mcp" }, "read file")
+    expect(dotted).toMatch(/^[A-Za-z0-9_-]{1,64}$/)
+    expect(ToolRegistry.toolId({ id: "my.server", kind: "mcp" }, "read file")).toBe(dotted)
+    expect(ToolRegistry.toolId({ id: "my_server", kind: "mcp" }, "read_file")).not.toBe(dotted)
+    const long = ToolRegistry.toolId({ id: "s".repeat(40), kind: "mcp" }, "t".repeat(40))
+    expect(long.length).toBeLessThanOrEqual(64)
+    expect(ToolRegistry.toolId({ id: "s".repeat(40), kind: "mcp" }, `${"t".repeat(39)}u`)).not.toBe(long)
+  })
+})
+
+describe("ToolRegistry", () => {
+  it.effect("a source lives as long as the scope that registered it", () =>
+    Effect.gen(function* () {
+      const registry = yield* ToolRegistry.ToolRegistry
+      const scope = yield* Scope.make()
+      const source = { id: "probe", kind: "plugin" as const, tools: Effect.succeed([]) }
+      yield* Scope.extend(registry.register(source), scope)
+      expect((yield* registry.sources).map((registered) => registered.id)).toEqual(["probe"])
+      const duplicate = yield* Effect.exit(Effect.scoped(registry.register(source)))
+      expect(duplicate._tag).toBe("Failure")
+      yield* Scope.close(scope, Effect.void as never)
+      expect(yield* registry.sources).toEqual([])
+    }).pipe(Effect.provide(ToolRegistry.layer)),
+  )
+})
+
+describe("Tools.forRun", () => {
+  it.effect("offers every registered tool under its id, with the source's approval policy", () =>
+    Effect.gen(function* () {
+      const registry = yield* ToolRegistry.ToolRegistry
+      yield* registry.register({
+        id: "files",
+        kind: "mcp",
+        tools: Effect.succeed([definition("read", false), definition("delete", true)]),
+      })
+      const tools = yield* Tools
+      const toolset = yield* tools.forRun({ threadId: "t", runId: "r" })
+      expect(Object.keys(toolset).sort()).toEqual(["files_delete", "files_read"])
+      const needs = (id: string, toolCallId: string) =>
+        Effect.promise(async () => {
+          const approval = toolset[id]!.needsApproval
+          return typeof approval === "function" ? approval({}, callOptions(toolCallId)) : approval
+        })
+      expect(yield* needs("files_read", "c1")).toBe(false)
+      expect(yield* needs("files_delete", "c1")).toBe(true)
+      expect((yield* tools.list).map((tool) => [tool.id, tool.requireApproval])).toEqual([
+        ["files_read", false],
+        ["files_delete", true],
+      ])
+    }).pipe(Effect.scoped, Effect.provide(toolsLayer)),
+  )
+
+  it.effect("a call approved at the pause still needs (and gets) approval after the policy changed", () =>
+    Effect.gen(function* () {
+      const registry = yield* ToolRegistry.ToolRegistry
+      yield* registry.register({ id: "files", kind: "mcp", tools: Effect.succeed([definition("delete", false)]) })
+      const toolset = yield* (yield* Tools).forRun({
+        threadId: "t",
+        runId: "r",
+        approvedCalls: [
+          { toolCallId: "approved-call", toolName: "files_delete" },
+          { toolCallId: "orphan", toolName: "gone_tool" },
+        ],
+      })
+      const approval = toolset.files_delete!.needsApproval as (input: unknown, options: unknown) => boolean
+      expect(approval({}, callOptions("approved-call"))).toBe(true)
+      expect(approval({}, callOptions("another-call"))).toBe(false)
+      // The tool of an approved call has gone: it is still callable, and fails as a tool error.
+      const gone = toolset.gone_tool!
+      const result = yield* Effect.either(
+        Effect.tryPromise(() => Promise.resolve(gone.execute!({}, { toolCallId: "orphan", messages: [] }))),
+      )
+      expect(result._tag).toBe("Left")
+      expect(String((result as { left: { error: unknown } }).left.error)).toContain("gone_tool is no longer available")
+    }).pipe(Effect.scoped, Effect.provide(toolsLayer)),
+  )
+
+  it.effect("a failing tool throws its message (the AI SDK hands it to the model)", () =>
+    Effect.gen(function* () {
+      const registry = yield* ToolRegistry.ToolRegistry
+      yield* registry.register({
+        id: "probe",
+        kind: "plugin",
+        tools: Effect.succeed([
+          {
+            ...definition("broken", false),
+            execute: () => Effect.fail(new ToolRegistry.ToolExecutionError({ message: "disk on fire" })),
+          },
+          definition("echo", false),
+        ]),
+      })
+      const toolset = yield* (yield* Tools).forRun({ threadId: "t", runId: "r" })
+      const broken = yield* Effect.either(
+        Effect.tryPromise(() => Promise.resolve(toolset.probe_broken!.execute!({}, callOptions("c")))),
+      )
+      expect(String((broken as { left: { error: unknown } }).left.error)).toContain("disk on fire")
+      const echoed = yield* Effect.promise(() =>
+        Promise.resolve(toolset.probe_echo!.execute!({ a: 1 }, callOptions("c"))),
+      )
+      expect(echoed).toEqual({ a: 1 })
+    }).pipe(Effect.scoped, Effect.provide(toolsLayer)),
+  )
+})
+
+describe("built-in tools", () => {
+  // The real inbox, on a temporary SQLite database.
+  const inbox = SqlInbox.layerWith({}).pipe(
+    Layer.provide(Ids.layer),
+    Layer.provideMerge(ChannelRegistry.layer),
+    Layer.provideMerge(tempSqliteStorageLayer),
+  )
+  const builtins = Layer.mergeAll(BuiltinTools.layer, ToolsModule.layer).pipe(
+    Layer.provideMerge(Layer.mergeAll(ToolRegistry.layer, AppConfig.layerMemory, inbox)),
+  )
+
+  it.effect("current_time answers in the configured time zone, from the Clock", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.UTC(2026, 0, 15, 12, 0, 0))
+      yield* (yield* AppConfig.AppConfig).patch({ timezone: "Asia/Tokyo" })
+      const tool = yield* BuiltinTools.currentTime
+      const context = { threadId: "t", runId: "r", toolCallId: "c" }
+      const answer = (yield* tool.execute({}, context)) as { iso: string; timezone: string; local: string }
+      expect(answer.iso).toBe("2026-01-15T12:00:00.000Z")
+      expect(answer.timezone).toBe("Asia/Tokyo")
+      expect(answer.local).toContain("21:00:00")
+      const named = (yield* tool.execute({ timezone: "America/New_York" }, context)) as { local: string }
+      expect(named.local).toContain("07:00:00")
+      const unknown = yield* Effect.either(tool.execute({ timezone: "Mars/Olympus" }, context))
+      expect(unknown).toMatchObject({ _tag: "Left", left: { message: 'unknown time zone "Mars/Olympus"' } })
+    }).pipe(Effect.provide(AppConfig.layerMemory)),
+  )
+
+  it.effect("notify puts a message in the web inbox with the conversation's thread", () =>
+    Effect.gen(function* () {
+      const toolset = yield* (yield* Tools).forRun({ threadId: "thread-9", runId: "r" })
+      const answer = yield* Effect.promise(() =>
+        Promise.resolve(toolset.notify!.execute!({ subject: "Reminder", body: "Water the plants" }, callOptions("c"))),
+      )
+      const [message] = yield* (yield* Inbox).list()
+      expect(answer).toEqual({ id: message?.id, status: "sent" })
+      expect(message).toMatchObject({
+        subject: "Reminder",
+        body: "Water the plants",
+        threadId: "thread-9",
+        destination: "web",
+        status: "sent",
+      })
+    }).pipe(Effect.provide(builtins)),
+  )
+})

@@ -1,0 +1,110 @@
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "./support/chat.js"
+import { request, setup, startServer, storageKinds, type TestServer } from "./support/server.js"
+
+const fixture = fileURLToPath(new URL("../../kernel/test/fixtures/mcp-stdio-server.mjs", import.meta.url))
+
+describe.each(storageKinds)("GET /api/mcp-servers (%s)", (storage) => {
+  let server: TestServer
+  let token: string
+
+  const api = (path: string, init: { readonly method?: string; readonly body?: unknown } = {}) =>
+    request(`${server.url}${path}`, { token, ...init })
+  const servers = async () => (await api("/api/mcp-servers")).body.servers as Array<any>
+  const find = async (id: string) => (await servers()).find((s) => s.id === id)
+
+  beforeAll(async () => {
+    server = await startServer({ storage, env: { AIDE_TEST_FORWARDED: "yes" } })
+    token = (await setup(server)).token
+  })
+  afterAll(() => server.close())
+
+  it("without a token is 401 unauthorized", async () => {
+    const response = await request(`${server.url}/api/mcp-servers`)
+    expect(response.status).toBe(401)
+    expect(response.body).toEqual({ error: "unauthorized" })
+  })
+
+  it("answers { servers: [] } when none is configured", async () => {
+    const response = await api("/api/mcp-servers")
+    expect(response.status).toBe(200)
+    expect(response.body).toEqual({ servers: [] })
+  })
+
+  it("lists servers added through PATCH /api/config, with their tools once connected", async () => {
+    const patched = await api("/api/config", {
+      method: "PATCH",
+      body: {
+        mcpServers: {
+          local: { command: process.execPath, args: [fixture], name: "Local fixture", env: ["AIDE_TEST_FORWARDED"] },
+          broken: { command: "aide-no-such-command-xyz", requireApproval: false },
+          off: { url: "https://mcp.example.com/mcp", enabled: false },
+        },
+      },
+    })
+    expect(patched.status).toBe(200)
+    const local = await eventually(async () => {
+      const found = await find("local")
+      return found?.tools.length > 0 ? found : undefined
+    })
+    expect(local).toEqual({
+      id: "local",
+      name: "Local fixture",
+      type: "stdio",
+      enabled: true,
+      requireApproval: true,
+      tools: expect.arrayContaining([
+        { id: "local_echo", name: "echo", description: "Echoes the text back" },
+        { id: "local_add", name: "add", description: "Adds two numbers" },
+      ]),
+      error: null,
+    })
+    const broken = await eventually(async () => {
+      const found = await find("broken")
+      return found?.error ? found : undefined
+    })
+    expect(broken).toEqual({
+      id: "broken",
+      name: "broken",
+      type: "stdio",
+      enabled: true,
+      requireApproval: false,
+      tools: [],
+      error: "command not found: aide-no-such-command-xyz",
+    })
+    expect(await find("off")).toEqual({
+      id: "off",
+      name: "off",
+      type: "http",
+      enabled: false,
+      requireApproval: true,
+      tools: [],
+      error: null,
+    })
+    expect((await servers()).map((s) => s.id)).toEqual(["local", "broken", "off"])
+
+    // null removes a server
+    await api("/api/config", { method: "PATCH", body: { mcpServers: { broken: null, off: null, local: null } } })
+    expect(await servers()).toEqual([])
+  })
+
+  it.each([
+    [
+      "both command and url",
+      { both: { command: "x", url: "https://x.example" } },
+      /^mcpServers\.both: has both command and url/,
+    ],
+    [
+      "neither command nor url",
+      { neither: { name: "n" } },
+      /^mcpServers\.neither: needs a command \(stdio\) or a url \(http\)/,
+    ],
+    ["an invalid url", { bad: { url: "not a url" } }, /^mcpServers\.bad\.url: must be an http\(s\) URL/],
+  ])("PATCH /api/config with %s is 400 and adds no server", async (_case, mcpServers, message) => {
+    const response = await api("/api/config", { method: "PATCH", body: { mcpServers } })
+    expect(response.status).toBe(400)
+    expect(response.body.error).toMatch(message)
+    expect(await servers()).toEqual([])
+  })
+})
