@@ -22,6 +22,8 @@ import * as McpOAuth from "./mcp/McpOAuth.js"
 import * as McpRegistry from "./mcp/McpRegistry.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
+import type * as Scheduler from "./scheduler/Scheduler.js"
+import * as SqlScheduler from "./scheduler/SqlScheduler.js"
 import * as SqliteStorage from "./storage/SqliteStorage.js"
 import type { StorageError } from "./storage/StorageError.js"
 import * as ActiveStreams from "./threads/ActiveStreams.js"
@@ -64,6 +66,8 @@ export interface KernelOptions {
   readonly mcp?: McpRegistry.McpRegistryOptions
   /** OAuth for remote MCP servers (callback under `publicUrl`); without it, `oauth: true` servers report "OAuth needs AIDE_PUBLIC_URL". */
   readonly mcpOAuth?: McpOAuth.McpOAuthOptions
+  /** Scheduled tasks and heartbeat; `{ enabled: false }` keeps the firing loop off (tasks stay editable). */
+  readonly scheduler?: SqlScheduler.SchedulerOptions
 }
 
 /** Everything the default kernel provides. */
@@ -85,6 +89,7 @@ export type KernelServices =
   | ChatRuns.ChatRuns
   | McpRegistry.McpRegistry
   | McpOAuth.McpOAuth
+  | Scheduler.Scheduler
 
 export type KernelError = StorageError | SigningSecret.SigningSecretError
 
@@ -137,7 +142,9 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
   )
   // `current_time` and `notify`: registered once the inbox they write to is up.
   const builtinTools = Layer.mergeAll(BuiltinTools.layer.pipe(Layer.provide(inbox)), options.tools ?? Layer.empty)
-  return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools).pipe(
+  // Runs prompts through chat and delivers to the inbox; neither of them knows the scheduler.
+  const scheduler = SqlScheduler.layerWith(options.scheduler ?? {}).pipe(Layer.provide([chat, inbox, Ids.layer]))
+  return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler).pipe(
     Layer.provideMerge(options.streamHub ?? StreamHub.layerMemory()),
     Layer.provideMerge(base),
   )

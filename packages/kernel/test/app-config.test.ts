@@ -54,17 +54,45 @@ const suite = (it: Vitest.MethodsNonLive<ConfigStore | SqlClient.SqlClient>) => 
         yield* config.patch({ identity: { name: "Jarvis" }, models: { operator: { temperature: 0.3 } } })
         const merged = yield* config.patch({
           models: { operator: { model: "gpt-4.1" } },
-          schedule: { tasks: [{ name: "daily", prompt: "summarise my inbox" }] },
+          schedule: {
+            tasks: [
+              {
+                id: "5f0c9a52-3c1e-4c5e-9d59-2f8f3b8e6a11",
+                name: "daily",
+                prompt: "summarise my inbox",
+                cron: "0 8 * * *",
+              },
+            ],
+          },
         })
         expect(merged.identity).toEqual({ name: "Jarvis" })
         expect(merged.models.operator).toEqual({ provider: "openai", model: "gpt-4.1", temperature: 0.3 })
-        expect(merged.schedule).toEqual({ enabled: true, tasks: [{ name: "daily", prompt: "summarise my inbox" }] })
+        expect(merged.schedule).toEqual({
+          enabled: true,
+          tasks: [
+            {
+              id: "5f0c9a52-3c1e-4c5e-9d59-2f8f3b8e6a11",
+              name: "daily",
+              prompt: "summarise my inbox",
+              cron: "0 8 * * *",
+            },
+          ],
+        })
         expect(yield* config.get).toEqual(merged)
         // Only what the owner set is stored: defaults changed in a later release still apply.
         expect(yield* storedDocument).toEqual({
           identity: { name: "Jarvis" },
           models: { operator: { temperature: 0.3, model: "gpt-4.1" } },
-          schedule: { tasks: [{ name: "daily", prompt: "summarise my inbox" }] },
+          schedule: {
+            tasks: [
+              {
+                id: "5f0c9a52-3c1e-4c5e-9d59-2f8f3b8e6a11",
+                name: "daily",
+                prompt: "summarise my inbox",
+                cron: "0 8 * * *",
+              },
+            ],
+          },
         })
       }),
     )

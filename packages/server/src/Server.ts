@@ -13,6 +13,7 @@ import * as InboxHandlers from "./handlers/InboxHandlers.js"
 import * as McpHandlers from "./handlers/McpHandlers.js"
 import * as McpOAuthHandlers from "./handlers/McpOAuthHandlers.js"
 import * as ModelsHandlers from "./handlers/ModelsHandlers.js"
+import * as ScheduleHandlers from "./handlers/ScheduleHandlers.js"
 import * as StatusHandlers from "./handlers/StatusHandlers.js"
 import * as ThreadsHandlers from "./handlers/ThreadsHandlers.js"
 import * as Authentication from "./http/Authentication.js"
@@ -77,6 +78,7 @@ export const apiLayer = (options: ServerOptions) =>
       ModelsHandlers.layer,
       InboxHandlers.layer,
       InboxHandlers.destinationsLayer,
+      ScheduleHandlers.layer,
       McpHandlers.layer,
       McpOAuthHandlers.layer,
     ]),

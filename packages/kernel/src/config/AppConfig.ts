@@ -24,6 +24,14 @@ export class AppConfig extends Context.Tag("@aide/kernel/AppConfig")<
      * A header value equal to `redactedSecret` keeps the stored one. Invalid: nothing changes.
      */
     readonly patch: (body: unknown) => Effect.Effect<AppConfigDocument, ConfigValidationError | StorageError>
+    /**
+     * `patch` with a body computed by `f` from the current document, inside the write lock (and
+     * the store's row lock): read-modify-write of one part, e.g. the scheduler's task list,
+     * without losing a concurrent change.
+     */
+    readonly modify: <E>(
+      f: (current: AppConfigDocument) => Effect.Effect<JsonObject, E>,
+    ) => Effect.Effect<AppConfigDocument, E | ConfigValidationError | StorageError>
     /** The current document, then every document a patch produces. */
     readonly changes: Stream.Stream<AppConfigDocument>
   }
@@ -113,30 +121,50 @@ export const make = Effect.gen(function* () {
   // Store and publish in the same order, so `changes` ends on what the database holds.
   const writer = yield* Effect.makeSemaphore(1)
 
-  const patch = Effect.fn("AppConfig.patch")(
-    function* (body: unknown) {
-      if (!isJsonObject(body)) {
-        return yield* new ConfigValidationError({ problems: ["config: must be a JSON object"] })
-      }
+  const apply = <E>(bodyOf: (stored: JsonObject) => Effect.Effect<unknown, E>) =>
+    Effect.gen(function* () {
       let resolved: AppConfigDocument | undefined
-      yield* store.update((stored) => {
-        const restored = restoreSecrets(body, stored)
-        const next = mergePatch(stored, restored.body) as JsonObject
-        const result = resolve(next)
-        const problems = [...restored.problems, ...(Either.isLeft(result) ? result.left : [])]
-        if (problems.length > 0 || Either.isLeft(result)) return Effect.fail(new ConfigValidationError({ problems }))
-        resolved = result.right
-        return Effect.succeed(next)
-      })
+      yield* store.update((stored) =>
+        Effect.flatMap(bodyOf(stored), (body) => {
+          if (!isJsonObject(body)) {
+            return Effect.fail(new ConfigValidationError({ problems: ["config: must be a JSON object"] }))
+          }
+          const restored = restoreSecrets(body, stored)
+          const next = mergePatch(stored, restored.body) as JsonObject
+          const result = resolve(next)
+          const problems = [...restored.problems, ...(Either.isLeft(result) ? result.left : [])]
+          if (problems.length > 0 || Either.isLeft(result)) return Effect.fail(new ConfigValidationError({ problems }))
+          resolved = result.right
+          return Effect.succeed(next)
+        }),
+      )
       yield* SubscriptionRef.set(current, resolved!)
       return resolved!
-    },
+    })
+
+  const modify = <E>(f: (current: AppConfigDocument) => Effect.Effect<JsonObject, E>) =>
+    writer
+      .withPermits(1)(
+        Effect.uninterruptible(
+          apply((stored) =>
+            Either.match(resolve(stored), {
+              // The stored document went bad behind our back: start from what is in use.
+              onLeft: () => Effect.flatMap(SubscriptionRef.get(current), f),
+              onRight: f,
+            }),
+          ),
+        ),
+      )
+      .pipe(Effect.withSpan("AppConfig.modify"))
+
+  const patch = Effect.fn("AppConfig.patch")(
+    (body: unknown) => apply(() => Effect.succeed(body)),
     // Uninterruptible once it holds the lock: a client hanging up must not leave a committed
     // patch unpublished.
     (effect) => writer.withPermits(1)(Effect.uninterruptible(effect)),
   )
 
-  return AppConfig.of({ get: SubscriptionRef.get(current), patch, changes: current.changes })
+  return AppConfig.of({ get: SubscriptionRef.get(current), patch, modify, changes: current.changes })
 })
 
 /** `AppConfig` over a `ConfigStore`; loads the stored document when built. */

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { providerIds } from "../models/Providers.js"
+import { cronProblem } from "../scheduler/Cron.js"
 
 /**
  * The application config document of SPEC "Config": one JSON object, sections below. The
@@ -99,11 +100,101 @@ export const McpServerConfig = Schema.Struct({
   .annotations({ identifier: "McpServerConfig" })
 export type McpServerConfig = typeof McpServerConfig.Type
 
-/** Loose for now: the scheduler tightens it. */
-export const ScheduledTaskConfig = Schema.Struct(
-  { name: Schema.String, prompt: Schema.String },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-).annotations({ identifier: "ScheduledTaskConfig", message: () => "must be an object with a name and a prompt" })
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** A UUID string (any version): ids of scheduled tasks and heartbeat checklist items. */
+export const Uuid = Schema.String.pipe(
+  Schema.pattern(uuidPattern, { message: (issue) => `${JSON.stringify(issue.actual)} is not a UUID` }),
+)
+
+/** A cron expression cron-parser accepts: 5 fields, or 6 with seconds first. */
+export const CronExpression = Schema.String.pipe(Schema.filter((value) => cronProblem(value) ?? true)).annotations({
+  identifier: "CronExpression",
+  description: "cron expression: 5 fields (minute hour day month weekday) or 6 (seconds first)",
+})
+
+const isoWithZone = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
+
+/** An ISO 8601 timestamp with its offset (`2026-05-01T09:00:00Z`, `…+02:00`): an instant, never ambiguous. */
+export const Timestamp = Schema.String.pipe(
+  Schema.filter(
+    (value) =>
+      (isoWithZone.test(value) && !Number.isNaN(Date.parse(value))) ||
+      `invalid timestamp ${JSON.stringify(value)}: use ISO 8601 with an offset, e.g. 2026-05-01T09:00:00Z`,
+  ),
+).annotations({ identifier: "Timestamp" })
+
+const positiveInt = Schema.Number.pipe(
+  Schema.int({ message: () => "must be a positive integer" }),
+  Schema.positive({ message: () => "must be a positive integer" }),
+)
+
+/**
+ * SPEC "Scheduled task" as stored in `schedule.tasks`: exactly one of `cron` (recurring) and
+ * `runAt` (one time); `maxRuns` for recurring tasks only. `destination` is a label of GET
+ * /api/schedule/destinations; it is checked against the registered channels when set through
+ * /api/schedule (channels come and go with plugins, so the document cannot check it).
+ */
+export const ScheduledTaskConfig = Schema.Struct({
+  id: Uuid,
+  name: nonEmptyString,
+  prompt: nonEmptyString,
+  cron: optional(CronExpression),
+  runAt: optional(Timestamp),
+  enabled: optional(Schema.Boolean),
+  timezone: optional(TimeZone),
+  maxRuns: optional(positiveInt),
+  destination: optional(nonEmptyString),
+})
+  .annotations({ message: () => "must be an object with an id, a name, a prompt and a cron or a runAt" })
+  .pipe(
+    Schema.filter((task) => {
+      if (task.cron !== undefined && task.runAt !== undefined) {
+        return "has both cron and runAt: set exactly one (send null for the other)"
+      }
+      if (task.cron === undefined && task.runAt === undefined) return "needs a cron (recurring) or a runAt (one time)"
+      if (task.maxRuns !== undefined && task.cron === undefined) return "maxRuns applies to recurring (cron) tasks only"
+      return true
+    }),
+  )
+  .annotations({ identifier: "ScheduledTaskConfig" })
+export type ScheduledTaskConfig = typeof ScheduledTaskConfig.Type
+
+const clockTime = Schema.String.pipe(
+  Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/, {
+    message: (issue) => `${JSON.stringify(issue.actual)} is not a time of day (HH:mm, 00:00 to 23:59)`,
+  }),
+)
+
+/** A heartbeat checklist item. */
+export const HeartbeatItem = Schema.Struct({
+  id: Uuid,
+  description: nonEmptyString,
+  enabled: Schema.Boolean,
+}).annotations({
+  identifier: "HeartbeatItem",
+  message: () => "must be an object with an id, a description and enabled",
+})
+
+/**
+ * The heartbeat (SPEC "Heartbeat") as stored in `schedule.heartbeat`: every field optional,
+ * the scheduler applies `heartbeatDefaults`. `activeHours` is in the config `timezone`.
+ */
+export const HeartbeatConfig = Schema.Struct({
+  enabled: optional(Schema.Boolean),
+  cron: optional(CronExpression),
+  tasks: optional(Schema.Array(HeartbeatItem)),
+  destination: optional(nonEmptyString),
+  activeHours: optional(
+    Schema.Struct({ start: clockTime, end: clockTime }).annotations({
+      message: () => 'must be an object { start: "HH:mm", end: "HH:mm" }',
+    }),
+  ),
+}).annotations({ identifier: "HeartbeatConfig", message: () => "must be an object" })
+export type HeartbeatConfig = typeof HeartbeatConfig.Type
+
+/** What an unset heartbeat resolves to: off, every 30 minutes, no checklist. */
+export const heartbeatDefaults = { enabled: false, cron: "*/30 * * * *", tasks: [] } as const
 
 export const AppConfigDocument = Schema.Struct({
   identity: section({ name: nonEmptyString }),
@@ -121,7 +212,20 @@ export const AppConfigDocument = Schema.Struct({
     }),
     workingMemory: section({ enabled: Schema.Boolean }),
   }),
-  schedule: section({ enabled: Schema.Boolean, tasks: Schema.Array(ScheduledTaskConfig) }),
+  schedule: section({
+    enabled: Schema.Boolean,
+    tasks: Schema.Array(ScheduledTaskConfig).pipe(
+      Schema.filter((tasks) => {
+        const seen = new Set<string>()
+        for (const task of tasks) {
+          if (seen.has(task.id)) return `two tasks have the id ${task.id}`
+          seen.add(task.id)
+        }
+        return true
+      }),
+    ),
+    heartbeat: optional(HeartbeatConfig),
+  }),
   onboardingComplete: Schema.Boolean,
   mcpServers: Schema.Record({ key: Schema.String, value: McpServerConfig }).annotations({
     message: () => "must be an object keyed by server id",

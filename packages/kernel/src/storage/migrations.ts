@@ -200,6 +200,35 @@ const mcpOAuthTables = Effect.gen(function* () {
   yield* sql`CREATE INDEX mcp_oauth_states_server_id ON mcp_oauth_states (server_id)`
 })
 
+/**
+ * The scheduler's runtime state (the tasks themselves live in the config document).
+ * `schedule_runs` is the run ledger: one row per task and due time, its primary key being the
+ * claim that makes a due time fire at most once across restarts and replicas. `schedule_state`
+ * holds per task the run count and the cursor (the latest due time claimed), from which the
+ * next due time and the restart catch-up are computed. The heartbeat uses task id `heartbeat`.
+ */
+const scheduleTables = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE schedule_runs (
+    task_id TEXT NOT NULL,
+    due_at TEXT NOT NULL,
+    status TEXT NOT NULL,
+    claimed_by TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    error TEXT,
+    inbox_message_id TEXT,
+    PRIMARY KEY (task_id, due_at)
+  )`
+  yield* sql`CREATE INDEX schedule_runs_running ON schedule_runs (task_id, started_at) WHERE status = 'running'`
+  yield* sql`CREATE TABLE schedule_state (
+    task_id TEXT PRIMARY KEY,
+    run_count INTEGER NOT NULL DEFAULT 0,
+    cursor_at TEXT NOT NULL,
+    last_run_at TEXT
+  )`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_auth": authTables,
   "0002_config": configTable,
@@ -207,6 +236,7 @@ export const loader = Migrator.fromRecord({
   "0004_inbox": inboxTable,
   "0005_thread_root_count": threadRootCount,
   "0006_chat_runs": chatRunTables,
+  "0007_schedule": scheduleTables,
   "0008_mcp_oauth": mcpOAuthTables,
 })
 

@@ -7,6 +7,7 @@ import { InboxApi, ScheduleDestinationsApi } from "./InboxApi.js"
 import { McpApi } from "./McpApi.js"
 import { McpOAuthApi } from "./McpOAuthApi.js"
 import { ModelsApi } from "./ModelsApi.js"
+import { ScheduleApi } from "./ScheduleApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { ThreadsApi } from "./ThreadsApi.js"
 
@@ -21,6 +22,7 @@ export class AideApi extends HttpApi.make("aide")
   .add(ModelsApi)
   .add(InboxApi)
   .add(ScheduleDestinationsApi)
+  .add(ScheduleApi)
   .add(McpApi)
   .add(McpOAuthApi)
   .addError(BadRequest.Wire)
