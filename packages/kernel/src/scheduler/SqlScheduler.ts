@@ -260,20 +260,41 @@ export const make = (
     }
 
     /** One-time tasks and tasks at maxRuns leave the config once fired (unless edited meanwhile). */
+    /**
+     * Finished tasks waiting to leave the config document. They leave together, in one patch per
+     * batch, from one fiber: a patch validates and stores the whole document (~60 ms with 10,000
+     * tasks), so one patch per fired task would eat the process when many fire close together.
+     * A batch lost to a stop is finished by the next start's first pass.
+     */
+    const retiring = new Map<string, { readonly task: ScheduledTaskConfig; readonly runCount: number }>()
+    const retireSignal = yield* Queue.sliding<void>(1)
+
     const retire = (task: ScheduledTaskConfig, runCount: number) =>
-      appConfig
+      Effect.zipRight(
+        Effect.sync(() => retiring.set(task.id, { task, runCount })),
+        Queue.offer(retireSignal, undefined),
+      )
+
+    const retireBatch = Effect.suspend(() => {
+      const batch = new Map(retiring)
+      retiring.clear()
+      if (batch.size === 0) return Effect.void
+      return appConfig
         .modify((config) => {
           const tasks = config.schedule.tasks.filter((current) => {
-            if (current.id !== task.id) return true
-            if (current.runAt !== undefined) return current.runAt !== task.runAt
-            return current.maxRuns === undefined || runCount < current.maxRuns
+            const finishedTask = batch.get(current.id)
+            if (finishedTask === undefined) return true
+            // Edited since it fired (a new runAt, a higher maxRuns): it stays.
+            if (current.runAt !== undefined) return current.runAt !== finishedTask.task.runAt
+            return current.maxRuns === undefined || finishedTask.runCount < current.maxRuns
           })
           return Effect.succeed(tasks.length === config.schedule.tasks.length ? {} : { schedule: { tasks } })
         })
         .pipe(
-          Effect.catchAllCause((cause) => Effect.logError("scheduler: removing a finished task failed", cause)),
-          Effect.annotateLogs({ taskId: task.id }),
+          Effect.catchAllCause((cause) => Effect.logError("scheduler: removing finished tasks failed", cause)),
+          Effect.annotateLogs({ taskIds: Array.from(batch.keys()).join(",") }),
         )
+    })
 
     const finished = (runCount: number, task: ScheduledTaskConfig | undefined) =>
       task !== undefined && (task.runAt !== undefined || (task.maxRuns !== undefined && runCount >= task.maxRuns))
@@ -450,6 +471,7 @@ export const make = (
     })
 
     if (options.enabled !== false) {
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(retireSignal), retireBatch)))
       yield* Effect.forkScoped(Stream.runForEach(Stream.drop(appConfig.changes, 1), () => poke))
       yield* Effect.forkScoped(loop)
     }
@@ -458,7 +480,7 @@ export const make = (
 
     const view = (config: AppConfigDocument, task: ScheduledTaskConfig, now: number, running: ReadonlySet<string>) => {
       const entry = taskEntry(config, task)
-      const due = isActive(config, task) ? dueOf(entry, cursorOf(entry, now), now) : undefined
+      const due = isActive(config, task) ? cachedDue(entry, now) : undefined
       return {
         ...task,
         enabled: task.enabled !== false,
