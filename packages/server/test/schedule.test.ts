@@ -296,5 +296,45 @@ describe.each(storageKinds)("schedule API (%s)", (storage) => {
       await eventually(async () => ((await api("/api/schedule")).body.tasks.length === 0 ? true : undefined))
       expect(await api(`/api/schedule/${task.id}`)).toMatchObject({ status: 404 })
     })
+
+    it("a task pausing on a tool that needs approval says so in the inbox; the owner approves later", async () => {
+      const fixture = new URL("../../kernel/test/fixtures/mcp-stdio-server.mjs", import.meta.url).pathname
+      await api("/api/config", {
+        method: "PATCH",
+        body: { mcpServers: { files: { command: process.execPath, args: [fixture] } } },
+      })
+      await eventually(
+        async () => ((await api("/api/mcp-servers")).body.servers[0]?.tools.length > 0 ? true : undefined),
+        { timeoutMs: 10_000 },
+      )
+      server.model.script(
+        { text: "Let me check. ", toolCalls: [{ id: "s1", name: "files_echo", arguments: { text: "report" } }] },
+        { text: "Checked." },
+      )
+      const { body: task } = await create({
+        name: "Nightly check",
+        prompt: "Check the files",
+        runAt: new Date(Date.now() + 1_500).toISOString(),
+        destination: "Web Inbox",
+      })
+      const message = await eventually(
+        async () =>
+          (await api("/api/inbox")).body.messages.find((candidate: any) => candidate.subject === "Nightly check"),
+        { timeoutMs: 10_000, intervalMs: 50 },
+      )
+      expect(message.body).toBe(
+        "Let me check.\n\nWaiting for your approval of `files_echo`: open the conversation to approve or deny.",
+      )
+      const thread = await api(`/api/threads/task-${task.id}`)
+      const assistant = thread.body.messages.at(-1)
+      const response = await fetch(`${server.url}/api/chat/approve`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${server.token}` },
+        body: JSON.stringify({ runId: assistant.metadata.runId, threadId: `task-${task.id}`, approved: true }),
+      })
+      expect(response.status).toBe(200)
+      expect(await response.text()).toContain("Checked.")
+      await api("/api/config", { method: "PATCH", body: { mcpServers: { files: null } } })
+    })
   })
 })

@@ -1,4 +1,5 @@
 import { Effect, Option, Stream } from "effect"
+import { pendingCalls } from "../chat/Approvals.js"
 import { Chat } from "../chat/Chat.js"
 import type { StoredMessage } from "../threads/Threads.js"
 import { Threads } from "../threads/Threads.js"
@@ -45,7 +46,14 @@ export const make = Effect.gen(function* () {
           message.role === "assistant" &&
           (message.metadata as { runId?: unknown } | undefined)?.runId === started.runId,
       )
-      return textOf(answer)
+      // Unattended runs pause like any other on a tool needing approval: say so in the result,
+      // so the owner knows to open the thread and decide.
+      const waiting = answer === undefined ? [] : pendingCalls(answer)
+      if (waiting.length === 0) return textOf(answer)
+      const names = waiting.map((call) => `\`${call.toolName}\``).join(", ")
+      return [textOf(answer), `Waiting for your approval of ${names}: open the conversation to approve or deny.`]
+        .filter((line) => line !== "")
+        .join("\n\n")
     }).pipe(
       // Stopping the run when the scheduler gives up on it (timeout, shutdown, heartbeat disabled).
       Effect.onInterrupt(() => chat.stop(threadId)),
