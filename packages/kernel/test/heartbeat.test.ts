@@ -4,29 +4,10 @@ import { AppConfig } from "../src/config/AppConfig.js"
 import { Inbox } from "../src/inbox/Inbox.js"
 import { isNothingToReport } from "../src/scheduler/PromptRunner.js"
 import { Scheduler } from "../src/scheduler/Scheduler.js"
-import { tempDirectory } from "./support/files.js"
-import {
-  advanceTo,
-  awaitRuns,
-  eventually,
-  type KernelServices,
-  kernelLayer,
-  ledger,
-  TestModel,
-  threadTexts,
-} from "./support/scheduler.js"
+import { advanceTo, awaitRuns, eventually, fixture, ledger, threadTexts } from "./support/scheduler.js"
 
 const at = (iso: string) => Date.parse(iso)
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-
-const fixture = Effect.gen(function* () {
-  const dir = yield* tempDirectory
-  const model = new TestModel()
-  return {
-    model,
-    run: <A, E>(body: Effect.Effect<A, E, KernelServices>) => Effect.provide(body, kernelLayer(dir, model)),
-  }
-})
 
 describe("the heartbeat", () => {
   it("'nothing to report' is the token alone, maybe decorated", () => {

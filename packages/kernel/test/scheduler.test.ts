@@ -5,30 +5,9 @@ import { Inbox } from "../src/inbox/Inbox.js"
 import { latestAtOrBefore, latestBetween, nextAfter } from "../src/scheduler/Cron.js"
 import { taskThreadId } from "../src/scheduler/ScheduleModel.js"
 import { Scheduler } from "../src/scheduler/Scheduler.js"
-import { tempDirectory } from "./support/files.js"
-import {
-  advanceTo,
-  awaitRuns,
-  eventually,
-  type KernelServices,
-  kernelLayer,
-  ledger,
-  settle,
-  TestModel,
-  threadTexts,
-} from "./support/scheduler.js"
+import { advanceTo, awaitRuns, eventually, fixture, ledger, settle, threadTexts } from "./support/scheduler.js"
 
 const at = (iso: string) => Date.parse(iso)
-
-/** A fresh data directory and model; `run` runs a body against a kernel started on them (a restart each time). */
-const fixture = Effect.gen(function* () {
-  const dir = yield* tempDirectory
-  const model = new TestModel()
-  return {
-    model,
-    run: <A, E>(body: Effect.Effect<A, E, KernelServices>) => Effect.provide(body, kernelLayer(dir, model)),
-  }
-})
 
 describe("cron arithmetic", () => {
   it("follows each zone's wall clock across DST changes", () => {

@@ -13,7 +13,7 @@ describe("built-in tools over HTTP", () => {
   it("the model is offered current_time and notify", async () => {
     server.model.script({ text: "Hi." })
     await (await chat(server, "Hello")).text()
-    const offered = (server.model.requests[0]!.body.tools as Array<{ function: { name: string } }>).map(
+    const offered = (server.model.requests[0]!.body.tools as unknown as Array<{ function: { name: string } }>).map(
       (tool) => tool.function.name,
     )
     expect(offered).toEqual(expect.arrayContaining(["current_time", "notify"]))

@@ -12,6 +12,7 @@ import * as Kernel from "../../src/Kernel.js"
 import { ModelRegistry } from "../../src/models/ModelRegistry.js"
 import * as SqliteStorage from "../../src/storage/SqliteStorage.js"
 import { Threads } from "../../src/threads/Threads.js"
+import { tempDirectory } from "./files.js"
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -94,6 +95,16 @@ export const kernelLayer = (dataDir: string, model: TestModel) =>
   })
 
 export type KernelServices = Kernel.KernelServices
+
+/** A fresh data directory and model; `run` runs a body against a kernel started on them (a restart each time). */
+export const fixture = Effect.gen(function* () {
+  const dir = yield* tempDirectory
+  const model = new TestModel()
+  return {
+    model,
+    run: <A, E>(body: Effect.Effect<A, E, KernelServices>) => Effect.provide(body, kernelLayer(dir, model)),
+  }
+})
 
 /** Real time passes (the database answers) while the TestClock stands still. */
 export const breathe = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
