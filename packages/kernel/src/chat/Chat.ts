@@ -8,6 +8,7 @@ import { type StoredMessage, Threads } from "../threads/Threads.js"
 import { Tools } from "../tools/Tools.js"
 import { applyDecisions, denyUnfinished, pendingCalls } from "./Approvals.js"
 import { ChatBusy, ChatModelError, InvalidChatRequest } from "./ChatErrors.js"
+import { errorMessage, fallbackTitle, isContent, loadAi, messageOf, toUIParts } from "./ChatMessages.js"
 import type { AssistantMetadata, ChatPart } from "./ChatModel.js"
 import {
   ChatRuns,
@@ -18,7 +19,10 @@ import {
   type ToolCallNotFound,
 } from "./ChatRuns.js"
 import { encodeFrame, type StreamFrame, StreamHub } from "./StreamHub.js"
+import { systemPrompt } from "./SystemPrompt.js"
 import { TitleGenerator } from "./TitleGenerator.js"
+
+export { fallbackTitle } from "./ChatMessages.js"
 
 /** A started chat run: its thread, its id, and its SSE frames from the first event on. */
 export interface ChatRun {
@@ -85,99 +89,11 @@ export class Chat extends Context.Tag("@aide/kernel/Chat")<
   }
 >() {}
 
-/** Chunks that carry content: once one arrives, the response has started. */
-const isContent = (chunk: UIMessageChunk) =>
-  chunk.type !== "start" && chunk.type !== "start-step" && chunk.type !== "message-metadata" && chunk.type !== "error"
-
-const errorMessage = (error: unknown): string => {
-  if (error instanceof Error && error.message !== "") return error.message
-  if (typeof error === "string" && error !== "") return error
-  return "the model failed"
-}
-
-const toUIParts = (parts: ReadonlyArray<ChatPart>) =>
-  parts.map((part) =>
-    part.type === "text"
-      ? { type: "text", text: part.text }
-      : {
-          type: "file",
-          mediaType: part.mediaType,
-          url: part.url,
-          ...(part.filename === undefined ? {} : { filename: part.filename }),
-        },
-  )
-
-/**
- * The AI SDK (with zod, ~0.7 MB) is imported on the first chat, not at every server start: it
- * would otherwise cost ~10% of the start time and several MiB of memory in every process.
- */
-const loadAi = () => import("ai")
-
-/** The assistant message a client builds from `chunks`: what was produced before a failure. */
-const messageOf = (chunks: ReadonlyArray<UIMessageChunk>) =>
-  Effect.promise(async () => {
-    const { readUIMessageStream } = await loadAi()
-    let message: UIMessage | undefined
-    const stream = new ReadableStream<UIMessageChunk>({
-      start(controller) {
-        for (const chunk of chunks) controller.enqueue(chunk)
-        controller.close()
-      },
-    })
-    for await (const snapshot of readUIMessageStream({ stream })) message = snapshot
-    return message
-  })
-
 /** Resumes on the next turn of the event loop, once Node has flushed what responses wrote. */
 const nextMacrotask = Effect.async<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(handle))
 })
-
-const fallbackTitleLength = 60
-
-/** The first words of the first user text: the title until (or unless) the model names the thread. */
-export const fallbackTitle = (messages: ReadonlyArray<StoredMessage>): string => {
-  for (const message of messages) {
-    if (message.role !== "user") continue
-    for (const part of message.parts as ReadonlyArray<{ type?: string; text?: string }>) {
-      if (part.type === "text" && typeof part.text === "string" && part.text.trim() !== "") {
-        const text = part.text.trim().replace(/\s+/g, " ")
-        return text.length <= fallbackTitleLength ? text : `${text.slice(0, fallbackTitleLength - 1).trimEnd()}…`
-      }
-    }
-  }
-  return "New conversation"
-}
-
-/** Building an `Intl.DateTimeFormat` costs ~0.1 ms (more at first use of a zone): one per zone. */
-const timeFormats = new Map<string, Intl.DateTimeFormat>()
-const timeFormat = (timeZone: string) => {
-  let format = timeFormats.get(timeZone)
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat("en-GB", { dateStyle: "full", timeStyle: "long", timeZone })
-    timeFormats.set(timeZone, format)
-  }
-  return format
-}
-
-const systemPrompt = (
-  config: {
-    readonly personality: { readonly systemPrompt: string }
-    readonly identity: { readonly name: string }
-    readonly timezone: string
-  },
-  now: Date,
-) => {
-  const time = timeFormat(config.timezone).format(now)
-  return [
-    config.personality.systemPrompt,
-    `Your name is ${config.identity.name}.`,
-    `The current time is ${time} (time zone ${config.timezone}).`,
-  ]
-    .filter((line) => line.trim() !== "")
-    .join("\n\n")
-}
 
 export interface ChatOptions {
   /** Retries of a failed provider call (429, 5xx…) before the run fails; default 2. */

@@ -1,4 +1,5 @@
 import { Clock, Effect, Layer } from "effect"
+import { timeFormat } from "../chat/SystemPrompt.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Inbox } from "../inbox/Inbox.js"
 import { type ToolDefinition, ToolExecutionError, ToolRegistry } from "./ToolRegistry.js"
@@ -27,7 +28,7 @@ export const currentTime = Effect.gen(function* () {
         const timeZone = stringField(input, "timezone") ?? (yield* config.get).timezone
         const now = new Date(yield* Clock.currentTimeMillis)
         const local = yield* Effect.try({
-          try: () => new Intl.DateTimeFormat("en-GB", { dateStyle: "full", timeStyle: "long", timeZone }).format(now),
+          try: () => timeFormat(timeZone).format(now),
           catch: () => new ToolExecutionError({ message: `unknown time zone ${JSON.stringify(timeZone)}` }),
         })
         return { iso: now.toISOString(), timezone: timeZone, local }

@@ -1,0 +1,65 @@
+import type { UIMessage, UIMessageChunk } from "ai"
+import { Effect } from "effect"
+import type { StoredMessage } from "../threads/Threads.js"
+import type { ChatPart } from "./ChatModel.js"
+
+/** Messages and chunks of a chat run: what the client sent, what the model streamed. */
+
+/**
+ * The AI SDK (with zod, ~0.7 MB) is imported on the first chat, not at every server start: it
+ * would otherwise cost ~10% of the start time and several MiB of memory in every process.
+ */
+export const loadAi = () => import("ai")
+
+/** Chunks that carry content: once one arrives, the response has started. */
+export const isContent = (chunk: UIMessageChunk) =>
+  chunk.type !== "start" && chunk.type !== "start-step" && chunk.type !== "message-metadata" && chunk.type !== "error"
+
+export const errorMessage = (error: unknown): string => {
+  if (error instanceof Error && error.message !== "") return error.message
+  if (typeof error === "string" && error !== "") return error
+  return "the model failed"
+}
+
+export const toUIParts = (parts: ReadonlyArray<ChatPart>) =>
+  parts.map((part) =>
+    part.type === "text"
+      ? { type: "text", text: part.text }
+      : {
+          type: "file",
+          mediaType: part.mediaType,
+          url: part.url,
+          ...(part.filename === undefined ? {} : { filename: part.filename }),
+        },
+  )
+
+/** The assistant message a client builds from `chunks`: what was produced before a failure. */
+export const messageOf = (chunks: ReadonlyArray<UIMessageChunk>) =>
+  Effect.promise(async () => {
+    const { readUIMessageStream } = await loadAi()
+    let message: UIMessage | undefined
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk)
+        controller.close()
+      },
+    })
+    for await (const snapshot of readUIMessageStream({ stream })) message = snapshot
+    return message
+  })
+
+const fallbackTitleLength = 60
+
+/** The first words of the first user text: the title until (or unless) the model names the thread. */
+export const fallbackTitle = (messages: ReadonlyArray<StoredMessage>): string => {
+  for (const message of messages) {
+    if (message.role !== "user") continue
+    for (const part of message.parts as ReadonlyArray<{ type?: string; text?: string }>) {
+      if (part.type === "text" && typeof part.text === "string" && part.text.trim() !== "") {
+        const text = part.text.trim().replace(/\s+/g, " ")
+        return text.length <= fallbackTitleLength ? text : `${text.slice(0, fallbackTitleLength - 1).trimEnd()}…`
+      }
+    }
+  }
+  return "New conversation"
+}
