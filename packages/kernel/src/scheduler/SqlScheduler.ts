@@ -2,13 +2,25 @@ import type { SqlClient } from "@effect/sql"
 import { Cause, Clock, Duration, Effect, Either, FiberMap, Layer, Queue, type Scope, Stream } from "effect"
 import type { Chat } from "../chat/Chat.js"
 import { AppConfig } from "../config/AppConfig.js"
-import type { AppConfigDocument, HeartbeatConfig, ScheduledTaskConfig } from "../config/ConfigModel.js"
-import { heartbeatDefaults } from "../config/ConfigModel.js"
+import type { AppConfigDocument, ScheduledTaskConfig } from "../config/ConfigModel.js"
 import { Ids } from "../ids/Ids.js"
 import { Inbox, webInboxLabel } from "../inbox/Inbox.js"
 import type { StorageError } from "../storage/StorageError.js"
 import type { Threads } from "../threads/Threads.js"
-import { latestBetween, nextAfter, withinHours } from "./Cron.js"
+import { nextAfter, withinHours } from "./Cron.js"
+import {
+  dueOf,
+  type Entry,
+  heartbeatActive,
+  heartbeatEntry,
+  heartbeatOf,
+  initialCursor,
+  isActive,
+  messageOf,
+  movedCursor,
+  type ResolvedHeartbeat,
+  taskEntry,
+} from "./DueTimes.js"
 import * as PromptRunner from "./PromptRunner.js"
 import * as RunLedger from "./RunLedger.js"
 import {
@@ -45,91 +57,6 @@ export const defaults = {
   heartbeatHistory: 20,
   ledgerRetention: Duration.days(30),
 } as const
-
-type ResolvedHeartbeat = HeartbeatConfig & {
-  readonly enabled: boolean
-  readonly cron: string
-  readonly tasks: NonNullable<HeartbeatConfig["tasks"]>
-}
-
-const heartbeatOf = (config: AppConfigDocument): ResolvedHeartbeat => {
-  const stored = config.schedule.heartbeat ?? {}
-  return {
-    ...stored,
-    enabled: stored.enabled ?? heartbeatDefaults.enabled,
-    cron: stored.cron ?? heartbeatDefaults.cron,
-    tasks: stored.tasks ?? heartbeatDefaults.tasks,
-  }
-}
-
-/** Something that fires on a schedule: a task or the heartbeat. */
-interface Entry {
-  readonly id: string
-  readonly cron: string | undefined
-  readonly runAt: number | undefined
-  readonly zone: string
-}
-
-const taskEntry = (config: AppConfigDocument, task: ScheduledTaskConfig): Entry => ({
-  id: task.id,
-  cron: task.cron,
-  runAt: task.runAt === undefined ? undefined : Date.parse(task.runAt),
-  zone: task.timezone ?? config.timezone,
-})
-
-const heartbeatEntry = (config: AppConfigDocument): Entry => ({
-  id: heartbeatTaskId,
-  cron: heartbeatOf(config).cron,
-  runAt: undefined,
-  zone: config.timezone,
-})
-
-/** Where a task first seen starts counting from: now for a cron (nothing before it is owed), 0 for a runAt. */
-const initialCursor = (entry: Entry, now: number) => (entry.runAt !== undefined ? 0 : now)
-
-/**
- * The due time after `cursor`: a one-time task's `runAt` until it is claimed; a cron's next
- * occurrence, or — when that is already past (the process was down) — only the latest missed
- * occurrence, so a recurring task catches up at most once.
- */
-const dueOf = (entry: Entry, cursor: number, now: number): number | undefined => {
-  if (entry.runAt !== undefined) return entry.runAt > cursor ? entry.runAt : undefined
-  if (entry.cron === undefined) return undefined
-  const next = nextAfter(entry.cron, entry.zone, cursor)
-  if (next === undefined || next > now) return next
-  return latestBetween(entry.cron, entry.zone, cursor, now) ?? next
-}
-
-const isActive = (config: AppConfigDocument, task: ScheduledTaskConfig) =>
-  config.schedule.enabled && task.enabled !== false
-
-/**
- * Where a task's cursor moves when it is edited: a new runAt is due (again); a new or re-enabled
- * cron owes nothing from before. Undefined: it stays.
- */
-const movedCursor = (
-  before: AppConfigDocument,
-  old: ScheduledTaskConfig,
-  after: AppConfigDocument,
-  task: ScheduledTaskConfig,
-  now: number,
-) => {
-  if (task.runAt !== undefined) return task.runAt !== old.runAt ? 0 : undefined
-  const changed =
-    task.cron !== old.cron ||
-    (task.timezone ?? after.timezone) !== (old.timezone ?? before.timezone) ||
-    (isActive(after, task) && !isActive(before, old))
-  return changed ? now : undefined
-}
-
-const heartbeatActive = (config: AppConfigDocument) => config.schedule.enabled && heartbeatOf(config).enabled
-
-const messageOf = (cause: Cause.Cause<unknown>) => {
-  const failure = Cause.squash(cause) as { readonly message?: unknown; readonly _tag?: unknown }
-  return typeof failure?.message === "string" && failure.message !== ""
-    ? failure.message
-    : String(failure?._tag ?? "the run failed")
-}
 
 interface Outcome {
   readonly status: "succeeded" | "failed" | "skipped"
