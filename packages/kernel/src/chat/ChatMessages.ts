@@ -9,7 +9,7 @@ import type { ChatPart } from "./ChatModel.js"
  * The AI SDK (with zod, ~0.7 MB) is imported on the first chat, not at every server start: it
  * would otherwise cost ~10% of the start time and several MiB of memory in every process.
  */
-export const loadAi = () => import("ai")
+export const loadAi = (): Promise<typeof import("ai")> => import("ai")
 
 /** Chunks that carry content: once one arrives, the response has started. */
 export const isContent = (chunk: UIMessageChunk) =>
