@@ -3,7 +3,7 @@ import { Cause, Clock, Duration, Effect, FiberMap, Layer, Option, Schedule, type
 import { ChannelDeliveryError } from "../channels/Channel.js"
 import { ChannelRegistry } from "../channels/ChannelRegistry.js"
 import { Ids } from "../ids/Ids.js"
-import { StorageError } from "../storage/StorageError.js"
+import { sqlErrorsAsStorage as orStorageError } from "../storage/StorageError.js"
 import {
   Inbox,
   type InboxMessage,
@@ -67,17 +67,6 @@ const toMessage = (row: MessageRow): InboxMessage => ({
   createdAt: new Date(row.createdAt),
   archivedAt: row.archivedAt === null ? null : new Date(row.archivedAt),
 })
-
-/** Wraps the driver's failures only: the domain errors of a method pass through. */
-const orStorageError =
-  (operation: string) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.catchIf(
-      effect,
-      (error): error is Extract<E, { readonly _tag: "SqlError" }> =>
-        (error as { readonly _tag?: unknown })._tag === "SqlError",
-      (cause) => Effect.fail(new StorageError({ message: `${operation} failed`, cause })),
-    )
 
 /**
  * `Inbox` over any `SqlClient` dialect. Channel deliveries run in fibers of the layer's scope

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { Ids } from "../ids/Ids.js"
-import { StorageError } from "../storage/StorageError.js"
+import { sqlErrorsAsStorage as orStorageError } from "../storage/StorageError.js"
 import {
   type BranchRef,
   MessageNotFound,
@@ -63,17 +63,6 @@ const toMessage = (row: MessageRow): StoredMessage => ({
 
 const toBranchRef = (row: { readonly id: string; readonly title: string | null }): BranchRef =>
   row.title === null ? { id: row.id } : { id: row.id, title: row.title }
-
-/** Wraps the driver's failures only: the domain errors of a method pass through. */
-const orStorageError =
-  (operation: string) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.catchIf(
-      effect,
-      (error): error is Extract<E, { readonly _tag: "SqlError" }> =>
-        (error as { readonly _tag?: unknown })._tag === "SqlError",
-      (cause) => Effect.fail(new StorageError({ message: `${operation} failed`, cause })),
-    )
 
 /**
  * `Threads` over any `SqlClient` dialect (SQLite, PostgreSQL). Timestamps are ISO 8601 TEXT taken
