@@ -416,6 +416,8 @@ export const make = (options: ChatOptions = {}) =>
             return yield* new RunNotPending({ runId: decided.runId, status: "resumed" })
           }
           const messages = yield* threads.messages(threadId)
+          // The ledger is the truth: on PostgreSQL two decisions on one run, committed at once,
+          // may each have saved the message with only its own decision applied.
           return messages.map((message) =>
             message.id === decided.messageId ? applyDecisions(message, decided.calls) : message,
           )

@@ -86,6 +86,14 @@ const lastEventId = (request: HttpServerRequest.HttpServerRequest) => {
   return Number.isInteger(id) && id >= 0 ? id : 0
 }
 
+/** Failures of starting a run, as `send` and `approve` both answer them. */
+const runErrors = {
+  ChatBusy: () => new Conflict({ error: "A response is already streaming in this thread" }),
+  InvalidChatRequest: (error: { readonly message: string }) => new BadRequest({ error: error.message }),
+  ChatModelError: (error: { readonly message: string }) => new InternalError({ error: error.message }),
+  StorageError: (error: unknown) => Effect.die(error),
+} as const
+
 export const layer = (options: ChatHandlerOptions = {}) =>
   HttpApiBuilder.group(AideApi, "chat", (handlers) =>
     Effect.gen(function* () {
@@ -103,12 +111,7 @@ export const layer = (options: ChatHandlerOptions = {}) =>
             )
             return yield* chat.send({ threadId, parts: payload.parts }).pipe(
               Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat, run.runId)),
-              Effect.catchTags({
-                ChatBusy: () => new Conflict({ error: "A response is already streaming in this thread" }),
-                InvalidChatRequest: (error) => new BadRequest({ error: error.message }),
-                ChatModelError: (error) => new InternalError({ error: error.message }),
-                StorageError: (error) => Effect.die(error),
-              }),
+              Effect.catchTags(runErrors),
             )
           }),
         )
@@ -123,20 +126,16 @@ export const layer = (options: ChatHandlerOptions = {}) =>
             )
             const toolCallId = yield* optionalString(payload.toolCallId, "toolCallId")
             const messageId = yield* optionalString(payload.messageId, "messageId")
-            if (payload.approved !== undefined && typeof payload.approved !== "boolean") {
-              return yield* new BadRequest({ error: "approved must be true or false" })
-            }
-            return yield* chat.approve({ runId, threadId, toolCallId, messageId, approved: payload.approved }).pipe(
+            // Anything but a boolean is no decision: the kernel answers `approved must be true or false`.
+            const approved = typeof payload.approved === "boolean" ? payload.approved : undefined
+            return yield* chat.approve({ runId, threadId, toolCallId, messageId, approved }).pipe(
               Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat, run.runId)),
               Effect.catchTags({
+                ...runErrors,
                 RunNotFound: () => new NotFound({ error: "Run not found" }),
                 ToolCallNotFound: () => new NotFound({ error: "Tool call not found in run" }),
                 RunNotPending: () => new Conflict({ error: "Run is not waiting for approval" }),
                 ToolCallDecided: () => new Conflict({ error: "Tool call already decided" }),
-                ChatBusy: () => new Conflict({ error: "A response is already streaming in this thread" }),
-                InvalidChatRequest: (error) => new BadRequest({ error: error.message }),
-                ChatModelError: (error) => new InternalError({ error: error.message }),
-                StorageError: (error) => Effect.die(error),
               }),
             )
           }),
