@@ -147,8 +147,8 @@ describe.each(storageKinds)("rate limits of the auth endpoints (%s)", (storage) 
     expectAllowed(changed, 3, 2)
   })
 
-  it("gives each X-Forwarded-For client its own budget when every proxy is trusted", async () => {
-    const server = await start({ trustProxy: { _tag: "All" } })
+  it("gives each X-Forwarded-For client its own budget when the proxy is trusted", async () => {
+    const server = await start({ trustProxy: { _tag: "Hops", hops: 1 } })
     await setup(server)
     const login = (client?: string) =>
       request(`${server.url}/api/auth/login`, {

@@ -1,38 +1,90 @@
+import { isIP } from "node:net"
 import type { HttpServerRequest } from "@effect/platform"
 import { Option } from "effect"
 
 /**
- * How far to trust `X-Forwarded-For`: not at all (default), a number of proxy hops in front of
- * us (the client is that many entries from the right), or every hop (the leftmost entry).
+ * How far to trust `X-Forwarded-For`: not at all (default), or a number of proxy hops in front
+ * of us. Each trusted proxy appends the address it saw, so the client is `hops` entries from the
+ * right; everything left of it was written by the client and proves nothing.
  */
-export type TrustProxy =
-  | { readonly _tag: "None" }
-  | { readonly _tag: "Hops"; readonly hops: number }
-  | { readonly _tag: "All" }
+export type TrustProxy = { readonly _tag: "None" } | { readonly _tag: "Hops"; readonly hops: number }
 
 export const trustNone: TrustProxy = { _tag: "None" }
 
-/** `AIDE_TRUST_PROXY`: unset/`false`/`0` → none, a positive integer → hops, `true` → all. */
+/**
+ * `AIDE_TRUST_PROXY`: unset/`false`/`0` → none, `true` → one hop (a single reverse proxy), a
+ * positive integer → that many hops. Anything else is refused rather than guessed at.
+ */
 export const parseTrustProxy = (value: string | undefined): TrustProxy => {
   const text = (value ?? "").trim().toLowerCase()
   if (text === "" || text === "false" || text === "0") return trustNone
-  if (text === "true") return { _tag: "All" }
+  if (text === "true") return { _tag: "Hops", hops: 1 }
   const hops = Number(text)
-  return Number.isInteger(hops) && hops > 0 ? { _tag: "Hops", hops } : { _tag: "All" }
+  if (/^[0-9]+$/.test(text) && Number.isSafeInteger(hops)) return { _tag: "Hops", hops }
+  throw new Error(`AIDE_TRUST_PROXY must be true, false or a number of proxy hops, not ${JSON.stringify(value)}`)
 }
 
-const stripMappedIpv4 = (address: string) => (address.startsWith("::ffff:") ? address.slice(7) : address)
+/** `::ffff:1.2.3.4` (an IPv4 client on a dual-stack socket) is the IPv4 client `1.2.3.4`. */
+const stripMappedIpv4 = (address: string) =>
+  /^::ffff:[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$/i.test(address) ? address.slice(7) : address
 
-/** The client's IP address as seen through `trust`. */
+/**
+ * One `X-Forwarded-For` entry as an IP address, or undefined. Proxies write bare addresses, some
+ * with a port (`1.2.3.4:5678`, `[2001:db8::1]:5678`); anything else (`<script>`, `unknown`) is
+ * not an address and must never be stored or counted as one.
+ */
+const forwardedAddress = (entry: string): string | undefined => {
+  const bracketed = /^\[([^\]]+)\](?::[0-9]+)?$/.exec(entry)
+  const withPort = /^([0-9.]+):[0-9]+$/.exec(entry)
+  const address = bracketed?.[1] ?? withPort?.[1] ?? entry
+  return isIP(address) === 0 ? undefined : stripMappedIpv4(address.toLowerCase())
+}
+
+/**
+ * The client's IP address as seen through `trust`: the entry `hops` from the right of
+ * `X-Forwarded-For` when it is a valid IP, else the socket's peer (the nearest proxy). A header
+ * with fewer entries than trusted hops did not come through the configured proxies: ignored.
+ */
 export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trust: TrustProxy): string => {
   const peer = stripMappedIpv4(Option.getOrElse(request.remoteAddress, () => "unknown"))
   if (trust._tag === "None") return peer
-  const forwarded = request.headers["x-forwarded-for"]
-  if (forwarded === undefined || forwarded.trim() === "") return peer
-  const hops = forwarded
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "")
-  const chosen = trust._tag === "All" ? hops[0] : hops[Math.max(0, hops.length - trust.hops)]
-  return chosen === undefined ? peer : stripMappedIpv4(chosen)
+  // Node joins repeated X-Forwarded-For headers with ", ", in order.
+  const entries = (request.headers["x-forwarded-for"] ?? "").split(",").map((entry) => entry.trim())
+  if (entries.length === 1 && entries[0] === "") return peer
+  const chosen = entries[entries.length - trust.hops]
+  return (chosen === undefined ? undefined : forwardedAddress(chosen)) ?? peer
+}
+
+/** The eight 16-bit groups of an IPv6 address (`::` expanded, a trailing dotted IPv4 split). */
+const ipv6Groups = (address: string): ReadonlyArray<number> => {
+  let text = address
+  const dotted = /([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)$/.exec(text)
+  if (dotted !== null) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number]
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const [head = "", tail] = text.split("::")
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((group) => Number.parseInt(group, 16)))
+  const left = parse(head)
+  const right = tail === undefined ? [] : parse(tail)
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right]
+}
+
+/**
+ * The rate-limit bucket of a client address. One IPv6 host usually holds a whole /64 (SLAAC,
+ * privacy addresses) and can pick a fresh address per request, so IPv6 is counted per /64;
+ * an IPv4-mapped address (`::ffff:1.2.3.4`, in either spelling) counts as its IPv4 address.
+ */
+export const rateLimitBucket = (address: string): string => {
+  const plain = address.replace(/%.*$/, "")
+  if (isIP(plain) !== 6) return address
+  const groups = ipv6Groups(plain.toLowerCase())
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+    const [high = 0, low = 0] = groups.slice(6)
+    return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(":")}::/64`
 }

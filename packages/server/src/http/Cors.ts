@@ -16,6 +16,7 @@ export const parseCorsOrigins = (value: string | undefined): ReadonlyArray<strin
 const allowedHeaders = ["authorization", "content-type", "last-event-id"]
 const exposedHeaders = [
   "x-thread-id",
+  "x-run-id",
   "x-request-id",
   "x-ratelimit-limit",
   "x-ratelimit-remaining",

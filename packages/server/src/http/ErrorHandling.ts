@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerRespo
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Cause, Effect, Option } from "effect"
 import { wireErrorTags } from "../api/ApiErrors.js"
+import { checkJsonText, describeJsonBodyProblem, urlHasNul } from "./JsonLimits.js"
 
 /** What a client gets instead of HttpApi's own bodies: always `{ "error": ... }`. */
 const errorResponse = (status: number, error: string, headers?: Record<string, string>) =>
@@ -62,7 +63,22 @@ export interface ErrorHandlingOptions {
 }
 
 /**
- * API-wide middleware: body size limit (413), decode failures and malformed JSON (400),
+ * Reads the body (the text is cached: the endpoint's decoder gets the same string) and checks
+ * it against JsonLimits before HttpApi parses and decodes it.
+ */
+const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
+  request.text.pipe(
+    Effect.map((text) => {
+      const problem = checkJsonText(text)
+      return problem === undefined ? undefined : errorResponse(400, describeJsonBodyProblem(problem))
+    }),
+    // Unreadable: handled below with the decoder's own failures (400), by its tag.
+    Effect.orDie,
+  )
+
+/**
+ * API-wide middleware: body size limit (413), nesting depth and NUL (400, JsonLimits), decode
+ * failures and malformed JSON (400),
  * unknown routes (404), and anything unexpected (500 `internal_error`, logged with a request
  * id that is also sent as `X-Request-Id`). Errors of the contract pass through untouched.
  */
@@ -87,7 +103,11 @@ export const layer = (options: ErrorHandlingOptions) =>
       if (hasBody(request) && !isJson(request.headers["content-type"])) {
         return errorResponse(415, "Content-Type must be application/json")
       }
-      return yield* app.pipe(
+      if (urlHasNul(request.url)) return errorResponse(400, "URL must not contain NUL characters (%00)")
+      const checked = hasBody(request)
+        ? Effect.flatMap(checkBody(request), (refused) => (refused === undefined ? app : Effect.succeed(refused)))
+        : app
+      return yield* checked.pipe(
         HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
         Effect.catchAllCause((cause) => {
           const failure = Cause.squash(cause) as { readonly _tag?: string; readonly reason?: string }

@@ -3,7 +3,7 @@ import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@eff
 import { Duration, Effect, Layer, Option } from "effect"
 import { TooManyRequests } from "../api/ApiErrors.js"
 import { RateLimited } from "../api/Security.js"
-import { clientAddress, type TrustProxy } from "./ClientAddress.js"
+import { clientAddress, rateLimitBucket, type TrustProxy } from "./ClientAddress.js"
 
 /** SPEC "Limits": per client IP, per minute. */
 export const specLimits: Readonly<Record<string, RateLimiter.RateLimit>> = {
@@ -19,7 +19,8 @@ const pathOf = (url: string) => {
 }
 
 /**
- * Counts the request against its route's limit for the client's IP. Headers go on every
+ * Counts the request against its route's limit for the client's bucket (its IPv4 address or
+ * IPv6 /64, see `rateLimitBucket`). Headers go on every
  * response of a limited route, success or error; a request over the limit gets 429.
  */
 export const layer = (options: {
@@ -39,7 +40,8 @@ export const layer = (options: {
         const path = Option.match(route, { onNone: () => pathOf(request.url), onSome: (context) => context.route.path })
         const limit = limits[path]
         if (limit === undefined) return
-        const decision = yield* limiter.consume(`${path} ${clientAddress(request, options.trustProxy)}`, limit)
+        const bucket = rateLimitBucket(clientAddress(request, options.trustProxy))
+        const decision = yield* limiter.consume(`${path} ${bucket}`, limit)
         const resetSeconds = Math.max(1, Math.ceil(Duration.toSeconds(decision.resetAfter)))
         const headers: Record<string, string> = {
           "x-ratelimit-limit": String(decision.limit),
