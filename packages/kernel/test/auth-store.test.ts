@@ -1,7 +1,7 @@
 import * as Path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer, type Vitest } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { AuthStore, type SessionRow } from "../src/auth/AuthStore.js"
 import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
 import * as Migrations from "../src/storage/migrations.js"
@@ -34,12 +34,19 @@ const reset = Effect.gen(function* () {
   return yield* AuthStore
 })
 
+/** The current credential generation, creating the owner first if there is none. */
+const generation = (store: AuthStore["Type"]) =>
+  Effect.gen(function* () {
+    yield* store.createOwner("owner-hash", at(0))
+    return Option.getOrThrow(yield* store.credentials).generation
+  })
+
 /** A stored session with its first refresh token. */
 const storedSession = (store: AuthStore["Type"], expiresAt = at(7 * day), createdAt = at(0)) =>
   Effect.gen(function* () {
     const session = newSession(expiresAt, createdAt)
     const hash = newHash()
-    yield* store.createSession(session, hash)
+    expect(yield* store.createSession(session, hash, yield* generation(store))).toBe(true)
     return { session, hash }
   })
 
@@ -48,16 +55,16 @@ const suite = (it: Vitest.MethodsNonLive<AuthStore | SqlClient.SqlClient>) => {
     it.effect("stores the first password and refuses a second owner", () =>
       Effect.gen(function* () {
         const store = yield* reset
-        expect(yield* store.passwordHash).toEqual(Option.none())
+        expect(yield* store.credentials).toEqual(Option.none())
         expect(yield* store.createOwner("first-hash", at(0))).toBe(true)
         expect(yield* store.createOwner("second-hash", at(1))).toBe(false)
-        expect(yield* store.passwordHash).toEqual(Option.some("first-hash"))
+        expect(yield* store.credentials).toEqual(Option.some({ hash: "first-hash", generation: 0 }))
       }),
     )
   })
 
   describe("replacePassword", () => {
-    it.effect("replaces the hash and revokes every live session, returning their ids", () =>
+    it.effect("replaces the hash, bumps the generation, revokes every live session and opens the new one", () =>
       Effect.gen(function* () {
         const store = yield* reset
         yield* store.createOwner("old-hash", at(0))
@@ -66,11 +73,18 @@ const suite = (it: Vitest.MethodsNonLive<AuthStore | SqlClient.SqlClient>) => {
         const alreadyRevoked = yield* storedSession(store)
         yield* store.revokeSession(alreadyRevoked.session.id, at(1))
 
-        const revoked = yield* store.replacePassword("new-hash", at(2))
+        const fresh = newSession(at(7 * day + 2), at(2))
+        const revoked = yield* store.replacePassword({
+          hash: "new-hash",
+          now: at(2),
+          generation: 0,
+          session: fresh,
+          refreshTokenHash: newHash(),
+        })
 
-        expect([...revoked].sort()).toEqual([first.session.id, second.session.id].sort())
-        expect(yield* store.passwordHash).toEqual(Option.some("new-hash"))
-        expect(yield* store.listActiveSessions(at(3))).toEqual([])
+        expect([...Option.getOrThrow(revoked)].sort()).toEqual([first.session.id, second.session.id].sort())
+        expect(yield* store.credentials).toEqual(Option.some({ hash: "new-hash", generation: 1 }))
+        expect(yield* store.listActiveSessions(at(3))).toEqual([fresh])
         expect(yield* store.isSessionActive(first.session.id, at(3))).toBe(false)
         const rotation = yield* store.rotateRefreshToken({
           hash: second.hash,
@@ -79,6 +93,30 @@ const suite = (it: Vitest.MethodsNonLive<AuthStore | SqlClient.SqlClient>) => {
           expiresAt: at(7 * day + 3),
         })
         expect(rotation).toEqual(Option.none())
+      }),
+    )
+
+    it.effect("changes nothing when the generation moved: of two changes from one password one wins", () =>
+      Effect.gen(function* () {
+        const store = yield* reset
+        yield* store.createOwner("old-hash", at(0))
+        const change = (hash: string) =>
+          store.replacePassword({
+            hash,
+            now: at(1),
+            generation: 0,
+            session: newSession(at(7 * day + 1), at(1)),
+            refreshTokenHash: newHash(),
+          })
+
+        const results = yield* Effect.all([change("first-hash"), change("second-hash")], {
+          concurrency: "unbounded",
+        })
+
+        expect(results.filter(Option.isSome)).toHaveLength(1)
+        const winner = results[0] !== undefined && Option.isSome(results[0]) ? "first-hash" : "second-hash"
+        expect(yield* store.credentials).toEqual(Option.some({ hash: winner, generation: 1 }))
+        expect(yield* store.listActiveSessions(at(2))).toHaveLength(1)
       }),
     )
   })
@@ -100,10 +138,73 @@ const suite = (it: Vitest.MethodsNonLive<AuthStore | SqlClient.SqlClient>) => {
         const store = yield* reset
         const existing = yield* storedSession(store)
         const session = newSession(at(7 * day))
-        const error = yield* Effect.flip(store.createSession(session, existing.hash))
+        const error = yield* Effect.flip(store.createSession(session, existing.hash, 0))
         expect(error._tag).toBe("StorageError")
         expect(yield* store.isSessionActive(session.id, at(1))).toBe(false)
         expect(yield* store.listActiveSessions(at(1))).toEqual([existing.session])
+      }),
+    )
+
+    it.effect("stores nothing when the password changed since the generation was read", () =>
+      Effect.gen(function* () {
+        const store = yield* reset
+        const before = yield* generation(store)
+        yield* store.replacePassword({
+          hash: "new-hash",
+          now: at(1),
+          generation: before,
+          session: newSession(at(7 * day + 1), at(1)),
+          refreshTokenHash: newHash(),
+        })
+        const late = newSession(at(7 * day + 2), at(2))
+        const hash = newHash()
+
+        expect(yield* store.createSession(late, hash, before)).toBe(false)
+        expect(yield* store.isSessionActive(late.id, at(3))).toBe(false)
+        expect(yield* store.findRefreshToken(hash)).toEqual(Option.none())
+        expect(yield* store.createSession(late, hash, before + 1)).toBe(true)
+      }),
+    )
+
+    it.effect("an insert racing an uncommitted password change waits for it and stores nothing", () =>
+      Effect.gen(function* () {
+        const store = yield* reset
+        const sql = yield* SqlClient.SqlClient
+        const before = yield* generation(store)
+        const revoked = yield* Deferred.make<void>()
+        const commit = yield* Deferred.make<void>()
+        // A change that has bumped the generation and revoked every session, not committed yet:
+        // an insert committed now would escape its revocation unless it waits for the commit.
+        const change = yield* Effect.fork(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              yield* sql`UPDATE auth_owner SET credential_generation = credential_generation + 1 WHERE id = 1`
+              yield* sql`UPDATE auth_sessions SET revoked_at = ${at(1)} WHERE revoked_at IS NULL`
+              yield* Deferred.succeed(revoked, undefined)
+              yield* Deferred.await(commit)
+            }),
+          ),
+        )
+        yield* Deferred.await(revoked)
+        const late = newSession(at(7 * day + 2), at(2))
+        const insert = yield* Effect.fork(store.createSession(late, newHash(), before))
+        // On PostgreSQL, let the insert reach the database (it then waits on the owner row, or
+        // finishes if nothing makes it wait); SQLite's single connection queues it anyway.
+        const reachedDatabase = sql.onDialectOrElse({
+          pg: () =>
+            Effect.map(
+              sql<{ readonly waiting: string }>`SELECT count(*) AS "waiting" FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+              (rows) => Number(rows[0]?.waiting) > 0,
+            ),
+          orElse: () => Effect.succeed(true),
+        })
+        while (Option.isNone(yield* Fiber.poll(insert)) && !(yield* reachedDatabase)) yield* Effect.yieldNow()
+        yield* Deferred.succeed(commit, undefined)
+        yield* Fiber.join(change)
+
+        expect(yield* Fiber.join(insert)).toBe(false)
+        expect(yield* store.isSessionActive(late.id, at(3))).toBe(false)
       }),
     )
   })
@@ -340,11 +441,11 @@ layer(Layer.empty)("SqliteStorage", (it) => {
         Effect.gen(function* () {
           const store = yield* AuthStore
           const sql = yield* SqlClient.SqlClient
-          return [yield* store.passwordHash, yield* sql`SELECT migration_id FROM aide_migrations`] as const
+          return [yield* store.credentials, yield* sql`SELECT migration_id FROM aide_migrations`] as const
         }),
       )
 
-      expect(hash).toEqual(Option.some("hash"))
+      expect(hash).toEqual(Option.some({ hash: "hash", generation: 0 }))
       // Each migration once, none repeated by the second start.
       expect(migrations).toHaveLength((yield* Migrations.loader).length)
     }),

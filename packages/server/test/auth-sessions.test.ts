@@ -121,7 +121,7 @@ describe.each(storageKinds)("GET /api/auth/sessions (%s)", (storage) => {
   })
 
   it("records the forwarded client address when the proxy is trusted", async () => {
-    const proxied = await startServer({ storage, trustProxy: { _tag: "All" } })
+    const proxied = await startServer({ storage, trustProxy: { _tag: "Hops", hops: 2 } })
     try {
       const tokens = await request(`${proxied.url}/api/auth/setup`, {
         body: { password },

@@ -3,6 +3,7 @@ import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { Ids } from "../ids/Ids.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { AccessTokens } from "./AccessTokens.js"
+import * as ActiveSessions from "./ActiveSessions.js"
 import { AuthConfig } from "./AuthConfig.js"
 import {
   AlreadySetup,
@@ -14,7 +15,7 @@ import {
   Unauthenticated,
 } from "./AuthErrors.js"
 import type { ClientInfo, Principal, Session, TokenPair } from "./AuthModel.js"
-import { AuthStore } from "./AuthStore.js"
+import { AuthStore, type SessionRow } from "./AuthStore.js"
 import { PasswordHasher } from "./PasswordHasher.js"
 
 /**
@@ -39,7 +40,10 @@ export class Auth extends Context.Tag("@aide/kernel/Auth")<
     /** Verifies an access token and that its session is still active. */
     readonly authenticate: (accessToken: string) => Effect.Effect<Principal, Unauthenticated | StorageError>
     readonly logout: (principal: Principal) => Effect.Effect<void, StorageError>
-    /** Checks the current password, replaces it, revokes every session, and opens a new one. */
+    /**
+     * Checks the current password, replaces it, revokes every session, and opens a new one. Once
+     * it succeeds no login checked against the old password can open a session (docs/auth.md).
+     */
     readonly changePassword: (input: {
       readonly currentPassword: string
       readonly newPassword: string
@@ -69,9 +73,8 @@ export const make = Effect.gen(function* () {
   const accessTokens = yield* AccessTokens
   const ids = yield* Ids
 
-  // Sessions known to be active. Revocation in this process evicts at once; see docs/auth.md
-  // for replicas sharing one database.
-  const activeSessions = new Set<string>()
+  // See docs/auth.md for replicas sharing one database.
+  const activeSessions = ActiveSessions.make()
   let setupSeen = false
 
   const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
@@ -99,70 +102,77 @@ export const make = Effect.gen(function* () {
       ({ token, expiresAt }): TokenPair => ({ token, refreshToken, expiresAt, refreshExpiresAt }),
     )
 
-  const startSession = Effect.fn("Auth.startSession")(function* (client: ClientInfo) {
+  /** A new session's row and refresh token, not stored yet. */
+  const newSession = Effect.fn("Auth.newSession")(function* (client: ClientInfo) {
     const issuedAt = yield* now
     const expiresAt = new Date(issuedAt.getTime() + Duration.toMillis(config.refreshTokenTtl))
-    const sessionId = yield* ids.uuid
     const refreshToken = yield* newRefreshToken
-    yield* store.purgeSessions(new Date(issuedAt.getTime() - Duration.toMillis(sessionRetention)).toISOString())
-    yield* store.createSession(
-      {
-        id: sessionId,
-        createdAt: issuedAt.toISOString(),
-        expiresAt: expiresAt.toISOString(),
-        userAgent: client.userAgent,
-        ip: client.ip,
-      },
-      sha256(refreshToken),
-    )
-    activeSessions.add(sessionId)
-    return yield* pair(sessionId, refreshToken, expiresAt)
+    const row: SessionRow = {
+      id: yield* ids.uuid,
+      createdAt: issuedAt.toISOString(),
+      expiresAt: expiresAt.toISOString(),
+      userAgent: client.userAgent,
+      ip: client.ip,
+    }
+    return { row, refreshToken, expiresAt }
   })
 
-  // Bumped by every revocation, after the database has it: a check that read "active" before
-  // then must not cache the session (it would outlive its revocation in this process).
-  let revocations = 0
-
-  const forget = (sessionIds: Iterable<string>) => {
-    revocations += 1
-    for (const id of sessionIds) activeSessions.delete(id)
-  }
-
-  const forgetAll = () => {
-    revocations += 1
-    activeSessions.clear()
-  }
+  /**
+   * Opens a session if the password verified against `generation` is still the owner's;
+   * none when it changed meanwhile (the caller answers as for a wrong password).
+   */
+  const startSession = Effect.fn("Auth.startSession")(function* (client: ClientInfo, generation: number) {
+    const session = yield* newSession(client)
+    yield* store.purgeSessions(
+      new Date(Date.parse(session.row.createdAt) - Duration.toMillis(sessionRetention)).toISOString(),
+    )
+    const created = store.createSession(session.row, sha256(session.refreshToken), generation)
+    if (!(yield* activeSessions.remember(session.row.id, created))) return Option.none<TokenPair>()
+    return Option.some(yield* pair(session.row.id, session.refreshToken, session.expiresAt))
+  })
 
   const isSetup = Effect.suspend(() =>
     setupSeen
       ? Effect.succeed(true)
-      : Effect.map(store.passwordHash, (hash) => {
-          setupSeen = Option.isSome(hash)
+      : Effect.map(store.credentials, (credentials) => {
+          setupSeen = Option.isSome(credentials)
           return setupSeen
         }),
   )
 
   const setup = Effect.fn("Auth.setup")(function* (password: string, client: ClientInfo) {
-    if (Option.isSome(yield* store.passwordHash)) return yield* new AlreadySetup()
+    if (Option.isSome(yield* store.credentials)) return yield* new AlreadySetup()
     yield* checkNewPassword(password)
     const hash = yield* hasher.hash(password)
     // Two concurrent setups both pass the check above; the insert lets only one win.
     if (!(yield* store.createOwner(hash, (yield* now).toISOString()))) return yield* new AlreadySetup()
     setupSeen = true
-    return yield* startSession(client)
+    // Generation 0 is the first password's; should it have been changed already, setup lost.
+    const started = yield* startSession(client, 0)
+    if (Option.isNone(started)) return yield* new AlreadySetup()
+    return started.value
   })
 
+  /**
+   * Checks `password` against the stored hash; returns the credential generation that hash
+   * belongs to. The check takes tens of milliseconds outside any transaction, so whatever it
+   * allows must be conditional on that generation (the password may change meanwhile).
+   */
   const verifyPassword = Effect.fn("Auth.verifyPassword")(function* (password: string) {
-    const hash = yield* store.passwordHash
-    if (Option.isNone(hash)) return yield* new SetupRequired()
+    const credentials = yield* store.credentials
+    if (Option.isNone(credentials)) return yield* new SetupRequired()
     // Over-long input is rejected unhashed (no hashing DoS), with the same error as a wrong password.
     if (password.length > config.maxPasswordLength * 4) return yield* new InvalidCredentials()
-    if (!(yield* hasher.verify(hash.value, password))) return yield* new InvalidCredentials()
+    if (!(yield* hasher.verify(credentials.value.hash, password))) return yield* new InvalidCredentials()
+    return credentials.value.generation
   })
 
   const login = Effect.fn("Auth.login")(function* (password: string, client: ClientInfo) {
-    yield* verifyPassword(password)
-    return yield* startSession(client)
+    const generation = yield* verifyPassword(password)
+    // The password changed while it was checked: it was right, but no longer is.
+    const started = yield* startSession(client, generation)
+    if (Option.isNone(started)) return yield* new InvalidCredentials()
+    return started.value
   })
 
   const refresh = Effect.fn("Auth.refresh")(function* (refreshToken: string) {
@@ -182,7 +192,7 @@ export const make = Effect.gen(function* () {
     const known = yield* store.findRefreshToken(hash)
     if (Option.isSome(known) && known.value.rotatedAt !== null) {
       yield* store.revokeSession(known.value.sessionId, rotatedAt.toISOString())
-      forget([known.value.sessionId])
+      activeSessions.forget([known.value.sessionId])
       yield* Effect.logWarning("refresh token reused: session revoked").pipe(
         Effect.annotateLogs({ sessionId: known.value.sessionId }),
       )
@@ -195,20 +205,16 @@ export const make = Effect.gen(function* () {
       Effect.mapError(() => new Unauthenticated()),
       Effect.flatMap(({ sessionId }) => {
         if (activeSessions.has(sessionId)) return Effect.succeed<Principal>({ sessionId })
-        const seen = revocations
-        return Effect.flatMap(now, (at) => store.isSessionActive(sessionId, at.toISOString())).pipe(
-          Effect.flatMap((active) => {
-            if (!active) return Effect.fail(new Unauthenticated())
-            if (revocations === seen) activeSessions.add(sessionId)
-            return Effect.succeed<Principal>({ sessionId })
-          }),
+        const check = Effect.flatMap(now, (at) => store.isSessionActive(sessionId, at.toISOString()))
+        return Effect.flatMap(activeSessions.remember(sessionId, check), (active) =>
+          active ? Effect.succeed<Principal>({ sessionId }) : Effect.fail(new Unauthenticated()),
         )
       }),
     )
 
   const logout = Effect.fn("Auth.logout")(function* (principal: Principal) {
     yield* store.revokeSession(principal.sessionId, (yield* now).toISOString())
-    forget([principal.sessionId])
+    activeSessions.forget([principal.sessionId])
   })
 
   const changePassword = Effect.fn("Auth.changePassword")(function* (input: {
@@ -216,12 +222,21 @@ export const make = Effect.gen(function* () {
     readonly newPassword: string
     readonly client: ClientInfo
   }) {
-    yield* verifyPassword(input.currentPassword)
+    const generation = yield* verifyPassword(input.currentPassword)
     yield* checkNewPassword(input.newPassword)
     const hash = yield* hasher.hash(input.newPassword)
-    yield* store.replacePassword(hash, (yield* now).toISOString())
-    forgetAll()
-    return yield* startSession(input.client)
+    const session = yield* newSession(input.client)
+    const replaced = yield* store.replacePassword({
+      hash,
+      now: session.row.createdAt,
+      generation,
+      session: session.row,
+      refreshTokenHash: sha256(session.refreshToken),
+    })
+    // Another change, verified against the same current password, won: that password is gone.
+    if (Option.isNone(replaced)) return yield* new InvalidCredentials()
+    activeSessions.forgetAll()
+    return yield* pair(session.row.id, session.refreshToken, session.expiresAt)
   })
 
   // Untraced: it runs on every `GET /api/auth/sessions`, where a span (and the stack trace
@@ -242,7 +257,7 @@ export const make = Effect.gen(function* () {
 
   const revokeSession = Effect.fn("Auth.revokeSession")(function* (principal: Principal, sessionId: string) {
     const revoked = yield* store.revokeSession(sessionId, (yield* now).toISOString())
-    forget([sessionId])
+    activeSessions.forget([sessionId])
     if (!revoked) {
       return yield* new SessionNotFound({ id: sessionId })
     }
@@ -251,7 +266,7 @@ export const make = Effect.gen(function* () {
 
   const revokeAllSessions = Effect.gen(function* () {
     const revoked = yield* store.revokeAllSessions((yield* now).toISOString())
-    forgetAll()
+    activeSessions.forgetAll()
     return revoked.length
   }).pipe(Effect.withSpan("Auth.revokeAllSessions"))
 

@@ -16,21 +16,46 @@ export interface RefreshTokenRow {
   readonly rotatedAt: string | null
 }
 
+/** The owner's password hash and its credential generation (bumped by every password change). */
+export interface Credentials {
+  readonly hash: string
+  readonly generation: number
+}
+
 /**
  * Persistence of the owner's credentials, sessions and refresh tokens. Timestamps are ISO 8601
  * strings (they compare correctly as text in every dialect). Every method that decides a race
- * (setup, rotation, revocation) is a single atomic statement.
+ * (setup, session creation, password change, rotation, revocation) is atomic, and the ones that
+ * depend on the password take the credential generation the caller verified against: the
+ * database, not the caller, decides whether the password changed meanwhile (docs/auth.md).
  */
 export class AuthStore extends Context.Tag("@aide/kernel/AuthStore")<
   AuthStore,
   {
-    readonly passwordHash: Effect.Effect<Option.Option<string>, StorageError>
-    /** Stores the first password; false when one exists already (setup raced or repeated). */
+    readonly credentials: Effect.Effect<Option.Option<Credentials>, StorageError>
+    /** Stores the first password (generation 0); false when one exists already (setup raced or repeated). */
     readonly createOwner: (hash: string, now: string) => Effect.Effect<boolean, StorageError>
-    /** Replaces the password and revokes every session in one transaction; returns the ids revoked. */
-    readonly replacePassword: (hash: string, now: string) => Effect.Effect<ReadonlyArray<string>, StorageError>
-    /** Inserts a session and its first refresh token together. */
-    readonly createSession: (session: SessionRow, refreshTokenHash: string) => Effect.Effect<void, StorageError>
+    /**
+     * If the credential generation is still `generation`: replaces the password, bumps the
+     * generation, revokes every session and creates the caller's new one, in one transaction.
+     * Returns the ids revoked, or none when the generation moved (another change won).
+     */
+    readonly replacePassword: (input: {
+      readonly hash: string
+      readonly now: string
+      readonly generation: number
+      readonly session: SessionRow
+      readonly refreshTokenHash: string
+    }) => Effect.Effect<Option.Option<ReadonlyArray<string>>, StorageError>
+    /**
+     * Inserts a session and its first refresh token if the credential generation is still
+     * `generation`; false (nothing inserted) when the password changed since it was verified.
+     */
+    readonly createSession: (
+      session: SessionRow,
+      refreshTokenHash: string,
+      generation: number,
+    ) => Effect.Effect<boolean, StorageError>
     /**
      * Marks the refresh token rotated if it is unrotated, unexpired and its session is live,
      * then stores its successor and renews the session's expiry, in one transaction.

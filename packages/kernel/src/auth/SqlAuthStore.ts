@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { orStorageError } from "../storage/StorageError.js"
-import { AuthStore, type RefreshTokenRow, type SessionRow } from "./AuthStore.js"
+import { AuthStore, type Credentials, type RefreshTokenRow, type SessionRow } from "./AuthStore.js"
 
 const sessionColumns = (sql: SqlClient.SqlClient) =>
   sql`id, created_at AS "createdAt", expires_at AS "expiresAt", user_agent AS "userAgent", ip`
@@ -10,8 +10,9 @@ const sessionColumns = (sql: SqlClient.SqlClient) =>
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const passwordHash = sql<{ readonly hash: string }>`SELECT password_hash AS "hash" FROM auth_owner WHERE id = 1`.pipe(
-    Effect.map((rows) => Option.fromNullable(rows[0]?.hash)),
+  const credentials = sql<Credentials>`
+    SELECT password_hash AS "hash", credential_generation AS "generation" FROM auth_owner WHERE id = 1`.pipe(
+    Effect.map((rows) => Option.fromNullable(rows[0])),
     orStorageError("reading the password hash"),
   )
 
@@ -31,27 +32,60 @@ export const make = Effect.gen(function* () {
       Effect.map((rows) => rows.map((row) => row.id)),
     )
 
-  const replacePassword = (hash: string, now: string) =>
+  const insertSession = (session: SessionRow, refreshTokenHash: string) =>
+    Effect.zipRight(
+      sql`INSERT INTO auth_sessions (id, created_at, expires_at, user_agent, ip)
+          VALUES (${session.id}, ${session.createdAt}, ${session.expiresAt}, ${session.userAgent}, ${session.ip})`,
+      sql`INSERT INTO auth_refresh_tokens (token_hash, session_id, created_at, expires_at)
+          VALUES (${refreshTokenHash}, ${session.id}, ${session.createdAt}, ${session.expiresAt})`,
+    )
+
+  // This one statement decides a race with a password change. It writes (without changing) the
+  // owner row, so it holds that row's lock until the session is committed: PostgreSQL makes a
+  // concurrent change wait for it (whose revocation then sees and ends this session), or makes
+  // it wait for the change and re-checks the generation on the changed row (no match: nothing
+  // is inserted); SQLite has one writer at a time. A plain INSERT ... SELECT would not do on
+  // PostgreSQL: under READ COMMITTED its SELECT does not wait for an uncommitted change, so the
+  // session could be committed after the revocation scanned for sessions.
+  const claimGeneration = (generation: number) =>
+    sql`UPDATE auth_owner SET credential_generation = credential_generation
+        WHERE id = 1 AND credential_generation = ${generation}
+        RETURNING id`.pipe(Effect.map((rows) => rows.length === 1))
+
+  const replacePassword = (input: {
+    readonly hash: string
+    readonly now: string
+    readonly generation: number
+    readonly session: SessionRow
+    readonly refreshTokenHash: string
+  }) =>
     sql
       .withTransaction(
-        Effect.zipRight(
-          sql`UPDATE auth_owner SET password_hash = ${hash}, updated_at = ${now} WHERE id = 1`,
-          revokeAll(now),
-        ),
+        Effect.gen(function* () {
+          // Of two changes verified against the same password, the WHERE lets only one through.
+          const changed = yield* sql`UPDATE auth_owner
+            SET password_hash = ${input.hash}, credential_generation = credential_generation + 1,
+                updated_at = ${input.now}
+            WHERE id = 1 AND credential_generation = ${input.generation}
+            RETURNING id`
+          if (changed.length === 0) return Option.none<ReadonlyArray<string>>()
+          const revoked = yield* revokeAll(input.now)
+          yield* insertSession(input.session, input.refreshTokenHash)
+          return Option.some(revoked)
+        }),
       )
       .pipe(orStorageError("replacing the password"))
 
-  const createSession = (session: SessionRow, refreshTokenHash: string) =>
+  const createSession = (session: SessionRow, refreshTokenHash: string, generation: number) =>
     sql
       .withTransaction(
-        Effect.zipRight(
-          sql`INSERT INTO auth_sessions (id, created_at, expires_at, user_agent, ip)
-              VALUES (${session.id}, ${session.createdAt}, ${session.expiresAt}, ${session.userAgent}, ${session.ip})`,
-          sql`INSERT INTO auth_refresh_tokens (token_hash, session_id, created_at, expires_at)
-              VALUES (${refreshTokenHash}, ${session.id}, ${session.createdAt}, ${session.expiresAt})`,
-        ),
+        Effect.gen(function* () {
+          if (!(yield* claimGeneration(generation))) return false
+          yield* insertSession(session, refreshTokenHash)
+          return true
+        }),
       )
-      .pipe(Effect.asVoid, orStorageError("creating a session"))
+      .pipe(orStorageError("creating a session"))
 
   const rotateRefreshToken = (input: {
     readonly hash: string
@@ -127,7 +161,7 @@ export const make = Effect.gen(function* () {
     )
 
   return AuthStore.of({
-    passwordHash,
+    credentials,
     createOwner,
     replacePassword,
     createSession,

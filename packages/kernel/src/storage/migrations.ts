@@ -229,6 +229,29 @@ const scheduleTables = Effect.gen(function* () {
   )`
 })
 
+/**
+ * Stored config documents the server could not use (unparseable, nested too deep, invalid),
+ * set aside with the reason before anything overwrites them: see docs/operations.md.
+ */
+const configRejectedTable = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE config_rejected (
+    document TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    rejected_at TEXT NOT NULL
+  )`
+})
+
+/**
+ * The owner's credential generation, bumped by every password change in the transaction that
+ * revokes the sessions; a session is created only under the generation its password was
+ * verified against (see docs/auth.md, "Password change and logins in flight").
+ */
+const credentialGeneration = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE auth_owner ADD COLUMN credential_generation INTEGER NOT NULL DEFAULT 0`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_auth": authTables,
   "0002_config": configTable,
@@ -238,6 +261,8 @@ export const loader = Migrator.fromRecord({
   "0006_chat_runs": chatRunTables,
   "0007_schedule": scheduleTables,
   "0008_mcp_oauth": mcpOAuthTables,
+  "0009_config_rejected": configRejectedTable,
+  "0010_auth_credential_generation": credentialGeneration,
 })
 
 /** Runs pending migrations; safe to call at every start (applied ones are recorded). */
