@@ -1,10 +1,10 @@
 import * as Path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer, type Vitest } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Either, Fiber, Layer, Stream } from "effect"
+import { Chunk, Deferred, Effect, Either, Fiber, HashMap, Layer, Logger, Option, Stream } from "effect"
 import * as AppConfig from "../src/config/AppConfig.js"
 import { ConfigValidationError } from "../src/config/ConfigErrors.js"
-import { defaults, redactedSecret, redactSecrets } from "../src/config/ConfigModel.js"
+import { defaults, maxDepth, redactedSecret, redactSecrets } from "../src/config/ConfigModel.js"
 import { ConfigStore } from "../src/config/ConfigStore.js"
 import * as SqlConfigStore from "../src/config/SqlConfigStore.js"
 import * as SqliteStorage from "../src/storage/SqliteStorage.js"
@@ -27,6 +27,36 @@ const storedDocument = Effect.flatMap(SqlClient.SqlClient, (sql) =>
     (rows) => JSON.parse(rows[0]!.document) as unknown,
   ),
 )
+
+/** `{ a: { a: … { a: 1 } } }`, `depth` objects deep. */
+const nested = (depth: number) => {
+  let value: unknown = 1
+  for (let level = 0; level < depth; level++) value = { a: value }
+  return value
+}
+
+/** Puts `text` in the row as it is, as a hand edit or an older release would have. */
+const storeText = (text: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE app_config SET document = ${text} WHERE id = 1`)
+
+const rejectedTexts = Effect.flatMap(ConfigStore, (store) => store.rejected)
+
+/** Error lines logged while `layer` is provided, and their `problems` annotations. */
+const captureLogs = () => {
+  const lines: Array<{ readonly message: string; readonly problems: unknown }> = []
+  const logger = Logger.make<unknown, void>(({ message, logLevel, annotations }) => {
+    if (logLevel._tag !== "Error") return
+    lines.push({
+      message: String(Array.isArray(message) ? message[0] : message),
+      problems: Option.getOrUndefined(HashMap.get(annotations, "problems")),
+    })
+  })
+  return {
+    layer: Logger.add(logger),
+    errors: () => lines.map((line) => line.message),
+    problems: () => lines.map((line) => line.problems),
+  }
+}
 
 const problemsOf = <A, R>(effect: Effect.Effect<A, unknown, R>) =>
   Effect.map(Effect.flip(effect), (error) => {
@@ -267,20 +297,97 @@ const suite = (it: Vitest.MethodsNonLive<ConfigStore | SqlClient.SqlClient>) => 
   })
 
   describe("start", () => {
-    it.effect("an invalid stored section falls back to its default; the valid ones stay", () =>
+    it.effect(
+      "an invalid stored section falls back to its default; the valid ones stay; the next patch replaces the row",
+      () =>
+        Effect.gen(function* () {
+          const document = JSON.stringify({ timezone: "Nowhere/Land", identity: { name: "Jarvis" }, legacy: true })
+          yield* storeText(document)
+          const log = captureLogs()
+          const config = yield* Effect.provide(reopened, log.layer)
+          const resolved = yield* config.get
+          expect(resolved.timezone).toBe("UTC")
+          expect(resolved.identity.name).toBe("Jarvis")
+          expect(log.errors()).toEqual([expect.stringMatching(/^stored config rejected/)])
+          // The next patch builds on what is in use; the bad text stays retrievable.
+          const patched = yield* config.patch({ onboardingComplete: true })
+          expect(patched).toMatchObject({ timezone: "UTC", identity: { name: "Jarvis" }, onboardingComplete: true })
+          expect(yield* storedDocument).toEqual({ identity: { name: "Jarvis" }, onboardingComplete: true })
+          const rejected = yield* rejectedTexts
+          expect(rejected.filter((entry) => entry.document === document)).toEqual([
+            {
+              document,
+              reason: expect.stringMatching(/^(?=.*timezone: unknown time zone)(?=.*legacy: unknown key)/),
+              rejectedAt: expect.any(String),
+            },
+          ])
+        }),
+    )
+
+    it.effect(
+      "a stored document nested 4,000 levels deep: start uses the defaults, logs an error, keeps the text; patches work",
+      () =>
+        Effect.gen(function* () {
+          const document = JSON.stringify({ identity: { name: "Jarvis" }, plugins: { p: nested(4_000) } })
+          yield* storeText(document)
+          const log = captureLogs()
+          const config = yield* Effect.provide(reopened, log.layer)
+          expect((yield* config.get).plugins).toEqual({})
+          expect((yield* config.get).identity.name).toBe("Jarvis")
+          expect(log.errors()).toEqual([expect.stringMatching(/^stored config rejected/)])
+          expect(log.problems()).toEqual([[`plugins.p.a.…: nests more than ${maxDepth} levels deep`]])
+          const patched = yield* config.patch({ plugins: { weather: { enabled: true } } })
+          expect(patched.plugins).toEqual({ weather: { enabled: true } })
+          expect(yield* storedDocument).toEqual({
+            identity: { name: "Jarvis" },
+            plugins: { weather: { enabled: true } },
+          })
+          expect((yield* rejectedTexts).map((entry) => entry.document)).toContain(document)
+          // A restart finds a valid document: nothing more is rejected.
+          const again = captureLogs()
+          yield* Effect.provide(reopened, again.layer)
+          expect(again.errors()).toEqual([])
+        }),
+    )
+
+    it.effect("a stored text that is not a JSON object: start uses the defaults and keeps the text", () =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const document = JSON.stringify({ timezone: "Nowhere/Land", identity: { name: "Jarvis" }, legacy: true })
-        yield* sql`UPDATE app_config SET document = ${document} WHERE id = 1`
-        const config = yield* reopened
-        const resolved = yield* config.get
-        expect(resolved.timezone).toBe("UTC")
-        expect(resolved.identity.name).toBe("Jarvis")
-        // The next patch names the stored problems until they are fixed (or deleted with null).
-        const problems = yield* problemsOf(config.patch({ onboardingComplete: true }))
-        expect(problems).toHaveLength(2)
-        const fixed = yield* config.patch({ timezone: null, legacy: null, onboardingComplete: true })
-        expect(fixed).toMatchObject({ timezone: "UTC", identity: { name: "Jarvis" }, onboardingComplete: true })
+        for (const document of ["{ not json", "[1, 2]", "null"]) {
+          yield* storeText(document)
+          const log = captureLogs()
+          const config = yield* Effect.provide(reopened, log.layer)
+          expect(yield* config.get).toEqual({ ...defaults })
+          expect(log.errors()).toHaveLength(1)
+          expect((yield* rejectedTexts).map((entry) => entry.document)).toContain(document)
+          expect((yield* config.patch({ timezone: "Asia/Tokyo" })).timezone).toBe("Asia/Tokyo")
+          expect(yield* storedDocument).toEqual({ timezone: "Asia/Tokyo" })
+        }
+      }),
+    )
+
+    it.effect("the same rejected text is set aside once, however many starts find it", () =>
+      Effect.gen(function* () {
+        const document = JSON.stringify({ colour: "blue", at: "once" })
+        yield* storeText(document)
+        yield* reopened
+        yield* reopened
+        expect((yield* rejectedTexts).filter((entry) => entry.document === document)).toHaveLength(1)
+      }),
+    )
+  })
+
+  describe("depth", () => {
+    it.effect(`a patch nesting deeper than ${maxDepth} levels is a validation error, even 10,000 deep`, () =>
+      Effect.gen(function* () {
+        const config = yield* fresh
+        for (const depth of [maxDepth, 10_000]) {
+          const problems = yield* problemsOf(config.patch({ plugins: { p: nested(depth) } }))
+          expect(problems).toEqual([`plugins.p.a.…: nests more than ${maxDepth} levels deep`])
+        }
+        expect(yield* storedDocument).toEqual({})
+        // Up to the bound is fine: the document, plugins and p take 3 levels.
+        const within = yield* config.patch({ plugins: { p: nested(maxDepth - 3) } })
+        expect(within.plugins.p).toBeDefined()
       }),
     )
   })

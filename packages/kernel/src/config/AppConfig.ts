@@ -1,9 +1,10 @@
-import { Context, Effect, Either, Layer, ParseResult, Schema, type Stream, SubscriptionRef } from "effect"
+import { Context, Effect, Either, Layer, type Stream, SubscriptionRef } from "effect"
 import type { StorageError } from "../storage/StorageError.js"
 import { ConfigValidationError } from "./ConfigErrors.js"
-import { AppConfigDocument, defaults, redactedSecret } from "./ConfigModel.js"
+import { type AppConfigDocument, redactedSecret } from "./ConfigModel.js"
 import * as ConfigStore from "./ConfigStore.js"
 import { isJsonObject, type JsonObject, mergePatch, setKey } from "./MergePatch.js"
+import * as StoredConfig from "./StoredConfig.js"
 
 /**
  * The application config (SPEC "Config"): defaults deep-merged with what the owner stored.
@@ -37,23 +38,8 @@ export class AppConfig extends Context.Tag("@aide/kernel/AppConfig")<
   }
 >() {}
 
-const decode = Schema.decodeUnknownEither(AppConfigDocument, { errors: "all", onExcessProperty: "error" })
-
-const describeIssue = (issue: ParseResult.ArrayFormatterIssue) => {
-  const path = issue.path.length === 0 ? "config" : issue.path.map(String).join(".")
-  const message = issue.message.startsWith("is unexpected")
-    ? `unknown key (${issue.message.replace(/^is unexpected, expected: /, "expected one of ")})`
-    : issue.message === "is missing"
-      ? "is required"
-      : issue.message
-  return `${path}: ${message}`
-}
-
 /** The stored document resolved against the defaults, or every problem with it. */
-export const resolve = (stored: JsonObject): Either.Either<AppConfigDocument, ReadonlyArray<string>> =>
-  Either.mapLeft(decode(mergePatch(defaults, stored)), (error) =>
-    ParseResult.ArrayFormatter.formatErrorSync(error).map(describeIssue),
-  )
+export const resolve = StoredConfig.resolve
 
 const objectAt = (value: unknown, ...path: ReadonlyArray<string>): JsonObject | undefined => {
   let current = value
@@ -93,50 +79,72 @@ const restoreSecrets = (body: JsonObject, stored: JsonObject) => {
 }
 
 /**
- * At start, a stored document that no longer validates (a section the schema since tightened,
- * a hand-edited row) must not keep the server down: each invalid top-level section falls back
- * to its default, with a warning. The row is left as it is; the next PATCH names the problems.
+ * `body` merged into the stored document, validated and serialized. A stored text that cannot
+ * be used as it is (see `StoredConfig.inspect`) is set aside, then replaced by what was in use
+ * plus the patch: one bad row must not refuse every later patch.
  */
-const resolveAtStart = Effect.fn("AppConfig.resolveAtStart")(function* (stored: JsonObject) {
-  const resolved = resolve(stored)
-  if (Either.isRight(resolved)) return resolved.right
-  const kept: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(stored)) {
-    const candidate = { ...kept }
-    setKey(candidate, key, value)
-    if (Either.isRight(resolve(candidate))) setKey(kept, key, value)
-  }
-  yield* Effect.logWarning("stored config is invalid: those sections use their defaults").pipe(
-    Effect.annotateLogs({ problems: resolved.left }),
-  )
-  return yield* Either.match(resolve(kept), {
-    onLeft: (problems) => Effect.dieMessage(`default config is invalid: ${problems.join("; ")}`),
-    onRight: Effect.succeed,
+const merged = (store: ConfigStore.ConfigStore["Type"], text: string, body: unknown) =>
+  Effect.gen(function* () {
+    if (!isJsonObject(body)) {
+      return yield* new ConfigValidationError({ problems: ["config: must be a JSON object"] })
+    }
+    const attempt = (base: JsonObject) => {
+      const restored = restoreSecrets(body, base)
+      const next = mergePatch(base, restored.body) as JsonObject
+      const result = resolve(next)
+      const problems = [...restored.problems, ...(Either.isLeft(result) ? result.left : [])]
+      return Either.isRight(result) && problems.length === 0
+        ? Either.right({ next, resolved: result.right })
+        : Either.left(problems)
+    }
+    const parsed = StoredConfig.parse(text)
+    // The common case costs one validation: the stored document as it is, plus the patch.
+    const direct = Either.isRight(parsed) ? attempt(parsed.right) : undefined
+    if (direct !== undefined && Either.isRight(direct)) return direct.right
+    const stored = StoredConfig.inspect(text)
+    if (stored.problems.length === 0) return yield* new ConfigValidationError({ problems: direct!.left })
+    const salvaged = attempt(stored.document)
+    if (Either.isLeft(salvaged)) return yield* new ConfigValidationError({ problems: salvaged.left })
+    yield* store.setAside(text, stored.problems.join("; "))
+    return salvaged.right
   })
+
+/**
+ * At start, any stored text resolves (`StoredConfig.inspect`): what fails uses its defaults, with
+ * an error logged and the text set aside in `config_rejected`. The row itself is left as it is
+ * until the next write (a replica of an older release must not erase what a newer one stored).
+ */
+const load = Effect.fn("AppConfig.load")(function* (store: ConfigStore.ConfigStore["Type"]) {
+  const text = yield* store.load
+  const stored = StoredConfig.inspect(text)
+  if (stored.problems.length > 0) {
+    yield* Effect.logError(
+      "stored config rejected: what failed uses its defaults until the next config change replaces it; the stored text is kept in table config_rejected",
+    ).pipe(Effect.annotateLogs({ problems: stored.problems }))
+    yield* store
+      .setAside(text, stored.problems.join("; "))
+      .pipe(Effect.catchAll((error) => Effect.logError("setting the rejected config aside failed", error)))
+  }
+  return stored.resolved
 })
 
 export const make = Effect.gen(function* () {
   const store = yield* ConfigStore.ConfigStore
-  const current = yield* SubscriptionRef.make(yield* resolveAtStart(yield* store.load))
+  const current = yield* SubscriptionRef.make(yield* load(store))
   // Store and publish in the same order, so `changes` ends on what the database holds.
   const writer = yield* Effect.makeSemaphore(1)
 
-  const apply = <E>(bodyOf: (stored: JsonObject) => Effect.Effect<unknown, E>) =>
+  const apply = <E>(bodyOf: (stored: string) => Effect.Effect<unknown, E>) =>
     Effect.gen(function* () {
       let resolved: AppConfigDocument | undefined
-      yield* store.update((stored) =>
-        Effect.flatMap(bodyOf(stored), (body) => {
-          if (!isJsonObject(body)) {
-            return Effect.fail(new ConfigValidationError({ problems: ["config: must be a JSON object"] }))
-          }
-          const restored = restoreSecrets(body, stored)
-          const next = mergePatch(stored, restored.body) as JsonObject
-          const result = resolve(next)
-          const problems = [...restored.problems, ...(Either.isLeft(result) ? result.left : [])]
-          if (problems.length > 0 || Either.isLeft(result)) return Effect.fail(new ConfigValidationError({ problems }))
-          resolved = result.right
-          return Effect.succeed(next)
-        }),
+      yield* store.update((text) =>
+        bodyOf(text).pipe(
+          Effect.flatMap((body) => merged(store, text, body)),
+          Effect.map((result) => {
+            resolved = result.resolved
+            return JSON.stringify(result.next)
+          }),
+        ),
       )
       yield* SubscriptionRef.set(current, resolved!)
       return resolved!
@@ -144,17 +152,8 @@ export const make = Effect.gen(function* () {
 
   const modify = <E>(f: (current: AppConfigDocument) => Effect.Effect<JsonObject, E>) =>
     writer
-      .withPermits(1)(
-        Effect.uninterruptible(
-          apply((stored) =>
-            Either.match(resolve(stored), {
-              // The stored document went bad behind our back: start from what is in use.
-              onLeft: () => Effect.flatMap(SubscriptionRef.get(current), f),
-              onRight: f,
-            }),
-          ),
-        ),
-      )
+      // What is in use, even when the stored text went bad behind our back.
+      .withPermits(1)(Effect.uninterruptible(apply((text) => f(StoredConfig.inspect(text).resolved))))
       .pipe(Effect.withSpan("AppConfig.modify"))
 
   const patch = Effect.fn("AppConfig.patch")(

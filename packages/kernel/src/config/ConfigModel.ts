@@ -94,6 +94,14 @@ export const McpServerConfig = Schema.Struct({
   /** Secret values: shown redacted by the API. */
   headers: optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   oauth: optional(Schema.Boolean),
+  /** stdio only: working directory of the process; default the user's home. */
+  cwd: optional(
+    Schema.String.pipe(
+      Schema.filter(
+        (value) => /^(~$|~\/|\/|[A-Za-z]:[\\/])/.test(value) || "must be an absolute path (or start with ~/)",
+      ),
+    ),
+  ),
 })
   .annotations({ message: () => "must be an object" })
   .pipe(
@@ -102,6 +110,8 @@ export const McpServerConfig = Schema.Struct({
         return "has both command and url: set exactly one (send null for the other)"
       }
       if (server.command === undefined && server.url === undefined) return "needs a command (stdio) or a url (http)"
+      if (server.cwd !== undefined && server.command === undefined)
+        return "has a cwd but no command (cwd is for stdio servers; send null for it)"
       return true
     }),
   )
@@ -203,6 +213,13 @@ export type HeartbeatConfig = typeof HeartbeatConfig.Type
 
 /** What an unset heartbeat resolves to: off, every 30 minutes, no checklist. */
 export const heartbeatDefaults = { enabled: false, cron: "*/30 * * * *", tasks: [] } as const
+
+/**
+ * How deep the resolved document may nest (objects and arrays, the document itself being level
+ * 1). The fixed sections need 5; the rest is room for plugin fields. A bound keeps every walk
+ * of the document (schema decoding, JSON encoding, plugins reading their fields) within the stack.
+ */
+export const maxDepth = 32
 
 export const AppConfigDocument = Schema.Struct({
   identity: section({ name: nonEmptyString }),

@@ -1,32 +1,58 @@
-import { Context, Effect, Layer, Ref } from "effect"
+import { Clock, Context, Effect, Layer, Ref } from "effect"
 import type { StorageError } from "../storage/StorageError.js"
-import type { JsonObject } from "./MergePatch.js"
+
+/** A stored document the server could not use, kept aside with why (`config_rejected`). */
+export interface RejectedConfig {
+  /** The stored text, exactly as it was. */
+  readonly document: string
+  readonly reason: string
+  /** ISO 8601. */
+  readonly rejectedAt: string
+}
 
 /**
- * Persistence of the stored config document (only what the owner set, not the defaults).
+ * Persistence of the stored config document (only what the owner set, not the defaults), as
+ * the JSON text it is stored as: the store never parses it, so no stored row, however broken,
+ * can fail a read (`AppConfig` decides what to make of it).
  * `update` is the only write: a read-modify-write that other writers (other replicas sharing
  * the database) cannot interleave with, and that stores nothing when `f` fails.
  */
 export class ConfigStore extends Context.Tag("@aide/kernel/ConfigStore")<
   ConfigStore,
   {
-    readonly load: Effect.Effect<JsonObject, StorageError>
-    readonly update: <E>(
-      f: (stored: JsonObject) => Effect.Effect<JsonObject, E>,
-    ) => Effect.Effect<JsonObject, E | StorageError>
+    /** The stored text; `{}` when nothing was ever stored. */
+    readonly load: Effect.Effect<string, StorageError>
+    readonly update: <E>(f: (stored: string) => Effect.Effect<string, E>) => Effect.Effect<string, E | StorageError>
+    /**
+     * Keeps `document` aside as rejected, unless the very same text already is. Inside `update`,
+     * it is part of the same transaction.
+     */
+    readonly setAside: (document: string, reason: string) => Effect.Effect<void, StorageError>
+    /** What was set aside, oldest first. */
+    readonly rejected: Effect.Effect<ReadonlyArray<RejectedConfig>, StorageError>
   }
 >() {}
 
-/** In memory, for tests and embedders without storage; starts from `initial` (default empty). */
-export const makeMemory = (initial: JsonObject = {}) =>
+/** In memory, for tests and embedders without storage; starts from `initial` (default `{}`). */
+export const makeMemory = (initial = "{}") =>
   Effect.gen(function* () {
     const ref = yield* Ref.make(initial)
+    const rejected = yield* Ref.make<ReadonlyArray<RejectedConfig>>([])
     // One writer at a time, like the database's row lock.
     const lock = yield* Effect.makeSemaphore(1)
     return ConfigStore.of({
       load: Ref.get(ref),
       update: (f) =>
         lock.withPermits(1)(Effect.flatMap(Ref.get(ref), f).pipe(Effect.tap((next) => Ref.set(ref, next)))),
+      setAside: (document, reason) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Ref.update(rejected, (all) =>
+            all.some((entry) => entry.document === document)
+              ? all
+              : [...all, { document, reason, rejectedAt: new Date(now).toISOString() }],
+          ),
+        ),
+      rejected: Ref.get(rejected),
     })
   })
 

@@ -1,23 +1,12 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { Clock, Effect, Layer } from "effect"
 import { StorageError } from "../storage/StorageError.js"
-import { ConfigStore } from "./ConfigStore.js"
-import { isJsonObject, type JsonObject } from "./MergePatch.js"
-
-const parseDocument = (text: string | undefined) =>
-  Effect.try({
-    try: (): JsonObject => {
-      if (text === undefined) return {}
-      const value: unknown = JSON.parse(text)
-      if (!isJsonObject(value)) throw new Error("the stored config is not a JSON object")
-      return value
-    },
-    catch: (cause) => new StorageError({ message: "reading the stored config failed", cause }),
-  })
+import { ConfigStore, type RejectedConfig } from "./ConfigStore.js"
 
 /**
  * `ConfigStore` over any `SqlClient` dialect: one row (`app_config`, created by migration
- * 0002_config) holding the document as JSON text.
+ * 0002_config) holding the document as JSON text; rejected documents in `config_rejected`
+ * (migration 0009_config_rejected).
  */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -30,18 +19,18 @@ export const make = Effect.gen(function* () {
   })
 
   const load = sql<{ readonly document: string }>`SELECT document FROM app_config WHERE id = 1`.pipe(
+    Effect.map((rows) => rows[0]?.document ?? "{}"),
     Effect.mapError((cause) => new StorageError({ message: "reading the config failed", cause })),
-    Effect.flatMap((rows) => parseDocument(rows[0]?.document)),
   )
 
-  const update = <E>(f: (stored: JsonObject) => Effect.Effect<JsonObject, E>) =>
+  const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString())
+
+  const update = <E>(f: (stored: string) => Effect.Effect<string, E>) =>
     sql
       .withTransaction(
         Effect.gen(function* () {
-          const stored = yield* Effect.flatMap(selectForUpdate, (rows) => parseDocument(rows[0]?.document))
-          const next = yield* f(stored)
-          const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-          yield* sql`INSERT INTO app_config (id, document, updated_at) VALUES (1, ${JSON.stringify(next)}, ${now})
+          const next = yield* f((yield* selectForUpdate)[0]?.document ?? "{}")
+          yield* sql`INSERT INTO app_config (id, document, updated_at) VALUES (1, ${next}, ${yield* now})
                      ON CONFLICT (id) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at`
           return next
         }),
@@ -54,7 +43,30 @@ export const make = Effect.gen(function* () {
         ),
       )
 
-  return ConfigStore.of({ load, update })
+  // Once per distinct text: every start finding the same bad row would otherwise add a copy.
+  const setAside = (document: string, reason: string) =>
+    Effect.flatMap(
+      now,
+      (rejectedAt) => sql`INSERT INTO config_rejected (document, reason, rejected_at)
+                          SELECT ${document}, ${reason}, ${rejectedAt}
+                          WHERE NOT EXISTS (SELECT 1 FROM config_rejected WHERE document = ${document})`,
+    ).pipe(
+      Effect.asVoid,
+      Effect.mapError((cause) => new StorageError({ message: "setting the rejected config aside failed", cause })),
+    )
+
+  const rejected = sql<{
+    readonly document: string
+    readonly reason: string
+    readonly rejected_at: string
+  }>`SELECT document, reason, rejected_at FROM config_rejected ORDER BY rejected_at`.pipe(
+    Effect.map((rows) =>
+      rows.map((row): RejectedConfig => ({ document: row.document, reason: row.reason, rejectedAt: row.rejected_at })),
+    ),
+    Effect.mapError((cause) => new StorageError({ message: "reading the rejected configs failed", cause })),
+  )
+
+  return ConfigStore.of({ load, update, setAside, rejected })
 })
 
 export const layer: Layer.Layer<ConfigStore, never, SqlClient.SqlClient> = Layer.effect(ConfigStore, make)

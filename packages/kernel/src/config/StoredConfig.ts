@@ -1,0 +1,77 @@
+import { Either, ParseResult, Schema } from "effect"
+import { AppConfigDocument, defaults, maxDepth } from "./ConfigModel.js"
+import { isJsonObject, type JsonObject, mergePatch, pathDeeperThan, setKey } from "./MergePatch.js"
+
+/**
+ * How a stored config document (only what the owner set) becomes the resolved one, and what
+ * is made of a stored text that cannot be used as it is.
+ */
+
+const decode = Schema.decodeUnknownEither(AppConfigDocument, { errors: "all", onExcessProperty: "error" })
+
+const describeIssue = (issue: ParseResult.ArrayFormatterIssue) => {
+  const path = issue.path.length === 0 ? "config" : issue.path.map(String).join(".")
+  const message = issue.message.startsWith("is unexpected")
+    ? `unknown key (${issue.message.replace(/^is unexpected, expected: /, "expected one of ")})`
+    : issue.message === "is missing"
+      ? "is required"
+      : issue.message
+  return `${path}: ${message}`
+}
+
+/** Names where a too deep value starts, without echoing thirty-odd keys. */
+const describeDeepPath = (path: ReadonlyArray<string>) =>
+  `${path.slice(0, 3).join(".")}${path.length > 3 ? ".…" : ""}: nests more than ${maxDepth} levels deep`
+
+/**
+ * The stored document resolved against the defaults, or every problem with it. The depth is
+ * checked first, so schema decoding (which recurses) only ever sees bounded documents.
+ */
+export const resolve = (stored: JsonObject): Either.Either<AppConfigDocument, ReadonlyArray<string>> => {
+  const merged = mergePatch(defaults, stored)
+  const deep = pathDeeperThan(merged, maxDepth)
+  if (deep !== undefined) return Either.left([describeDeepPath(deep)])
+  return Either.mapLeft(decode(merged), (error) => ParseResult.ArrayFormatter.formatErrorSync(error).map(describeIssue))
+}
+
+/** The stored text as a JSON object, or why it is not one. JSON.parse is iterative: any depth parses. */
+export const parse = (text: string): Either.Either<JsonObject, string> => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return Either.left(`config: the stored text is not valid JSON (${String(error)})`)
+  }
+  return isJsonObject(value) ? Either.right(value) : Either.left("config: the stored document is not a JSON object")
+}
+
+const resolveOrDie = (stored: JsonObject) =>
+  Either.getOrThrowWith(resolve(stored), (problems) => new Error(`default config is invalid: ${problems.join("; ")}`))
+
+/** A stored text, as far as it can be used. */
+export interface Inspected {
+  /** The stored document to build on: the text parsed, minus each top-level section that failed. */
+  readonly document: JsonObject
+  readonly resolved: AppConfigDocument
+  /** What is wrong with the stored text; empty when all of it is in use. */
+  readonly problems: ReadonlyArray<string>
+}
+
+/**
+ * Any stored text resolves: a section that does not validate (a section a later release
+ * tightened, a hand-edited row, a document nested too deep) falls back to its default, and a
+ * text that is not a JSON object falls back to the defaults altogether. `problems` says what.
+ */
+export const inspect = (text: string): Inspected => {
+  const parsed = parse(text)
+  if (Either.isLeft(parsed)) return { document: {}, resolved: resolveOrDie({}), problems: [parsed.left] }
+  const whole = resolve(parsed.right)
+  if (Either.isRight(whole)) return { document: parsed.right, resolved: whole.right, problems: [] }
+  const kept: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(parsed.right)) {
+    const candidate = { ...kept }
+    setKey(candidate, key, value)
+    if (Either.isRight(resolve(candidate))) setKey(kept, key, value)
+  }
+  return { document: kept, resolved: resolveOrDie(kept), problems: whole.left }
+}
