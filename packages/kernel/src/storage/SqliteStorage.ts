@@ -3,24 +3,45 @@ import * as Path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect, Layer } from "effect"
+import * as DataDirLock from "./DataDirLock.js"
 import * as Migrations from "./migrations.js"
 import { StorageError } from "./StorageError.js"
 
 export interface SqliteStorageOptions {
-  /** Database file; its directory is created if missing. `:memory:` for a throwaway database. */
+  /**
+   * Database file; its directory is created if missing (0700), the file itself 0600. Locked for
+   * the life of the layer: a second process (or layer) on the same file fails at once
+   * (`DataDirLock`). `:memory:` for a throwaway database.
+   */
   readonly filename: string
 }
 
-const ensureDirectory = (filename: string) =>
-  filename === ":memory:"
-    ? Effect.void
-    : Effect.try({
-        try: () => {
-          // A directory we create is private (0700): it holds password and token hashes.
-          Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true, mode: 0o700 })
-        },
-        catch: (cause) => new StorageError({ message: `cannot create the directory of ${filename}`, cause }),
-      })
+/**
+ * The directory (0700: it holds password and token hashes, MCP header secrets and OAuth
+ * tokens), the lock, and the database file created 0600 before SQLite opens it: SQLite gives
+ * its `-wal` and `-shm` files the mode of the database file.
+ */
+const prepareFile = (filename: string) =>
+  Effect.gen(function* () {
+    yield* Effect.try({
+      try: () => Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true, mode: 0o700 }),
+      catch: (cause) => new StorageError({ message: `cannot create the directory of ${filename}`, cause }),
+    })
+    yield* DataDirLock.acquire(filename)
+    const mode = yield* Effect.try({
+      try: () => {
+        DataDirLock.createPrivate(filename)
+        return Fs.statSync(filename).mode & 0o777
+      },
+      catch: (cause) => new StorageError({ message: `cannot create the database file ${filename}`, cause }),
+    })
+    // An existing file keeps the mode its owner gave it (maybe on purpose), but not silently.
+    if ((mode & 0o077) !== 0) {
+      yield* Effect.logWarning(
+        `${filename} is readable by other users (mode ${mode.toString(8)}); it holds secrets: chmod 600 it`,
+      )
+    }
+  })
 
 const prepare = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -36,8 +57,12 @@ const prepare = Effect.gen(function* () {
  * Provides `SqlClient` to every repository of the kernel.
  */
 export const layer = (options: SqliteStorageOptions): Layer.Layer<SqlClient.SqlClient, StorageError> => {
-  const client = Layer.unwrapEffect(
-    Effect.as(ensureDirectory(options.filename), SqliteClient.layer({ filename: options.filename })),
+  // The lock is taken first and released last: the database closes before another process may open it.
+  const client = Layer.unwrapScoped(
+    Effect.as(
+      options.filename === ":memory:" ? Effect.void : prepareFile(options.filename),
+      SqliteClient.layer({ filename: options.filename }),
+    ),
   )
   return Layer.effectDiscard(prepare).pipe(
     Layer.provideMerge(client),
