@@ -89,6 +89,81 @@ describe.each(storageKinds)("GET /api/mcp-servers (%s)", (storage) => {
     expect(await servers()).toEqual([])
   })
 
+  it("a server disabled, then removed, is gone from the list at once (its process may still be closing)", async () => {
+    await api("/api/config", {
+      method: "PATCH",
+      body: { mcpServers: { slow: { command: process.execPath, args: [fixture, "--stubborn"] } } },
+    })
+    await eventually(async () => ((await find("slow"))?.tools.length > 0 ? true : undefined))
+    expect(
+      (await api("/api/config", { method: "PATCH", body: { mcpServers: { slow: { enabled: false } } } })).status,
+    ).toBe(200)
+    expect((await api("/api/config", { method: "PATCH", body: { mcpServers: { slow: null } } })).status).toBe(200)
+    expect(await servers()).toEqual([])
+  })
+
+  describe("POST /api/mcp-servers (not in SPEC: a convenience over PATCH /api/config)", () => {
+    const post = (body: unknown) => api("/api/mcp-servers", { method: "POST", body })
+    const remove = (id: string) => api("/api/config", { method: "PATCH", body: { mcpServers: { [id]: null } } })
+
+    it("adds the server to the config and answers 201 with it as GET /api/mcp-servers lists it", async () => {
+      const created = await post({ id: "added", command: process.execPath, args: [fixture], requireApproval: false })
+      try {
+        expect(created.status).toBe(201)
+        expect(created.body).toEqual({
+          id: "added",
+          name: "added",
+          type: "stdio",
+          enabled: true,
+          requireApproval: false,
+          tools: [],
+          error: null,
+        })
+        const config = await api("/api/config")
+        expect(config.body.mcpServers.added).toEqual({
+          command: process.execPath,
+          args: [fixture],
+          requireApproval: false,
+        })
+        await eventually(async () => ((await find("added"))?.tools.length > 0 ? true : undefined))
+      } finally {
+        await remove("added")
+      }
+    })
+
+    it("is 409 when the id exists, and changes nothing", async () => {
+      await post({ id: "taken", url: "https://mcp.example.com/mcp", enabled: false })
+      try {
+        const again = await post({ id: "taken", url: "https://other.example.com/mcp" })
+        expect(again.status).toBe(409)
+        expect(again.body).toEqual({ error: 'MCP server "taken" already exists' })
+        expect((await api("/api/config")).body.mcpServers.taken.url).toBe("https://mcp.example.com/mcp")
+      } finally {
+        await remove("taken")
+      }
+    })
+
+    it.each([
+      ["no id", { command: "x" }, "id is required (a non-empty string)"],
+      ["an empty id", { id: "", command: "x" }, "id is required (a non-empty string)"],
+      ["a non-string id", { id: 7, command: "x" }, "id is required (a non-empty string)"],
+      ["neither command nor url", { id: "n" }, "mcpServers.n: needs a command (stdio) or a url (http)"],
+      ["an invalid url", { id: "u", url: "ftp://x" }, "mcpServers.u.url: must be an http(s) URL"],
+      ["an unknown field", { id: "f", command: "x", colour: "red" }, /^mcpServers\.f\.colour: unknown key/],
+    ])("with %s is 400 with the message PATCH /api/config gives, and adds nothing", async (_case, body, message) => {
+      const response = await post(body)
+      expect(response.status).toBe(400)
+      expect(response.body.error).toMatch(message)
+      expect(await servers()).toEqual([])
+    })
+
+    it("with a body that is not an object is 400", async () => {
+      const response = await post([1, 2])
+      expect(response.status).toBe(400)
+      expect(typeof response.body.error).toBe("string")
+    })
+  })
+
   it.each([
     [
       "both command and url",

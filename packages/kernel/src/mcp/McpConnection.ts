@@ -11,11 +11,18 @@ import { ToolExecutionError } from "../tools/ToolRegistry.js"
 import { McpAuthorizationPending, McpConnectError } from "./McpErrors.js"
 import type { McpOAuth } from "./McpOAuth.js"
 import { ensureExited } from "./ProcessExit.js"
+import { redactText } from "./Redact.js"
+import { httpTarget, withStaticHeaders } from "./StaticHeaders.js"
+import { isDirectory, workingDirectory } from "./WorkingDirectory.js"
+
+export { defaultWorkingDirectory } from "./WorkingDirectory.js"
 
 /** How one connection is made and bounded. */
 export interface ConnectOptions {
   /** The host environment; only the variables named in a server's `env` reach its process. */
   readonly env: Readonly<Record<string, string | undefined>>
+  /** Working directory of stdio servers without a `cwd` of their own. */
+  readonly cwd: string
   readonly connectTimeout: Duration.Duration
   readonly requestTimeout: Duration.Duration
   readonly oauth: McpOAuth["Type"]
@@ -165,15 +172,20 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
       if (client === connected) Deferred.unsafeDone(closed, Effect.succeed("connection closed"))
     }
     client.onerror = (error) =>
-      Runtime.runFork(runtime)(Effect.logDebug("MCP transport error", error).pipe(Effect.annotateLogs({ mcp: id })))
+      Runtime.runFork(runtime)(
+        Effect.logDebug(`MCP transport error: ${redactText(String(error), config.url)}`).pipe(
+          Effect.annotateLogs({ mcp: id }),
+        ),
+      )
     return client
   }
 
   const failWith = (error: unknown) => {
+    if (error instanceof McpConnectError) return error
     if (error instanceof UnauthorizedError && authUrl !== undefined) return new McpAuthorizationPending({ authUrl })
-    return new McpConnectError({
-      message: describeConnectError(error, config, { timeout: options.connectTimeout, stderr: () => stderr }),
-    })
+    const message = describeConnectError(error, config, { timeout: options.connectTimeout, stderr: () => stderr })
+    // SDK and fetch errors may quote the URL (`…includes credentials: https://u:p@…`).
+    return new McpConnectError({ message: redactText(message, config.url) })
   }
 
   /** Connects `client` over `transport`; the scope closes both, whatever happens. */
@@ -201,10 +213,15 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
         const value = options.env[name]
         if (value !== undefined) forwarded[name] = value
       }
+      const cwd = workingDirectory(config.cwd, options.cwd)
+      if (!isDirectory(cwd)) return yield* new McpConnectError({ message: `working directory not found: ${cwd}` })
       const transport = new StdioClientTransport({
         command: config.command,
         args: [...(config.args ?? [])],
         env: forwarded,
+        // Never Aide's own working directory: `npx` there would resolve packages against Aide's
+        // node_modules (under `pnpm start`: "mcp-server-everything: not found").
+        cwd,
         // Piped, not inherited: a chatty server must not write into our stdout/stderr.
         stderr: "pipe",
       })
@@ -219,35 +236,33 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
       yield* open(client, transport, () => transport.pid)
       pid = transport.pid ?? undefined
     } else {
-      const url = new URL(config.url!)
-      const requestInit: RequestInit = { headers: { ...config.headers } }
+      const target = httpTarget(config.url!, config.headers)
+      const url = target.url
+      // Static headers through `fetch`, not `requestInit`: the SDK also merges `requestInit` into
+      // its OAuth requests, which go to another origin (StaticHeaders.ts).
       let auth: {
         authProvider?: ReturnType<McpOAuth["Type"]["provider"]>
-        fetch?: typeof fetch
-      } = {}
+        fetch: typeof fetch
+      } = { fetch: withStaticHeaders((input, init) => globalThis.fetch(input, init), url.href, target.headers) }
       if (config.oauth === true) {
         auth = yield* Effect.try({
           try: () => ({
             authProvider: options.oauth.provider({ id, url: url.href }, (next) => {
               authUrl = next.href
             }),
-            fetch: options.oauth.fetchFor(url.href),
+            fetch: options.oauth.fetchFor(url.href, target.headers),
           }),
           catch: (error) => error,
         })
       }
       client = newClient()
-      const first = yield* Effect.either(
-        open(client, new StreamableHTTPClientTransport(url, { requestInit, ...auth }), () => null),
-      )
+      const first = yield* Effect.either(open(client, new StreamableHTTPClientTransport(url, auth), () => null))
       if (first._tag === "Left") {
         if (!suggestsLegacySse(first.left)) return yield* Effect.fail(first.left)
         yield* Effect.logDebug("streamable HTTP refused, trying SSE").pipe(Effect.annotateLogs({ mcp: id }))
         client = newClient()
         // When SSE fails as well, the streamable HTTP answer is the more telling one.
-        yield* open(client, new SSEClientTransport(url, { requestInit, ...auth }), () => null).pipe(
-          Effect.mapError(() => first.left),
-        )
+        yield* open(client, new SSEClientTransport(url, auth), () => null).pipe(Effect.mapError(() => first.left))
       }
     }
     tools = yield* listAllTools(client, options.connectTimeout)
@@ -272,7 +287,10 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
           undefined,
           { signal, timeout: millis(options.requestTimeout) },
         ) as Promise<CallToolResult>,
-      catch: (error) => new ToolExecutionError({ message: describeCallError(error, name, options.requestTimeout) }),
+      catch: (error) =>
+        new ToolExecutionError({
+          message: redactText(describeCallError(error, name, options.requestTimeout), config.url),
+        }),
     }).pipe(
       Effect.flatMap((result) =>
         result.isError === true
@@ -284,7 +302,7 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
 
   const exitReason = Effect.map(Deferred.await(closed), (reason) => {
     const line = lastLine(stderr)
-    return config.command === undefined ? reason : `server exited${line === undefined ? "" : `: ${line}`}`
+    return config.command === undefined ? reason : redactText(`server exited${line === undefined ? "" : `: ${line}`}`)
   })
 
   return { tools: () => tools, callTool, closed: exitReason, pid }

@@ -7,7 +7,9 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { Clock, Context, Duration, Effect, Layer, Option, Runtime, Schema } from "effect"
+import { redactText } from "./Redact.js"
 import * as SqlMcpOAuthStore from "./SqlMcpOAuthStore.js"
+import { withStaticHeaders } from "./StaticHeaders.js"
 import * as UrlGuard from "./UrlGuard.js"
 
 /** Where the authorization server sends the owner's browser back: public, on our own server. */
@@ -55,8 +57,11 @@ export class McpOAuth extends Context.Tag("@aide/kernel/McpOAuth")<
     readonly cancel: (state: string) => Effect.Effect<string, McpOAuthError>
     /** Drops the stored registration, tokens and pending states of a removed server. */
     readonly forget: (serverId: string) => Effect.Effect<void>
-    /** A `fetch` refusing private and loopback targets unless `serverUrl` is on such a network. */
-    readonly fetchFor: (serverUrl: string) => typeof fetch
+    /**
+     * A `fetch` refusing private and loopback targets unless `serverUrl` is on such a network,
+     * adding the server's static `headers` to requests (and redirect hops) to its origin only.
+     */
+    readonly fetchFor: (serverUrl: string, headers?: Readonly<Record<string, string>>) => typeof fetch
   }
 >() {}
 
@@ -90,6 +95,17 @@ const randomState = () => Crypto.randomBytes(32).toString("base64url")
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
+/** Static headers are added under the guard, so each redirect hop is judged by its own origin. */
+const guardedWithHeaders = (
+  serverUrl: string,
+  headers: Readonly<Record<string, string>>,
+  guard: UrlGuard.GuardOptions = {},
+) =>
+  UrlGuard.guardedFetch(serverUrl, {
+    ...guard,
+    fetch: withStaticHeaders(guard.fetch ?? ((input, init) => globalThis.fetch(input, init)), serverUrl, headers),
+  })
+
 /** `McpOAuth` storing everything through `SqlClient`. */
 export const make = (options: McpOAuthOptions): Effect.Effect<McpOAuth["Type"], never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
@@ -106,7 +122,8 @@ export const make = (options: McpOAuthOptions): Effect.Effect<McpOAuth["Type"], 
       // A public client: PKCE protects the code, there is no secret to keep.
       token_endpoint_auth_method: "none",
     }
-    const fetchFor = (serverUrl: string) => UrlGuard.guardedFetch(serverUrl, options.guard)
+    const fetchFor = (serverUrl: string, headers: Readonly<Record<string, string>> = {}) =>
+      guardedWithHeaders(serverUrl, headers, options.guard)
 
     const makeProvider = (
       server: { readonly id: string; readonly url: string },
@@ -179,7 +196,11 @@ export const make = (options: McpOAuthOptions): Effect.Effect<McpOAuth["Type"], 
       const result = yield* Effect.tryPromise({
         try: () => auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: fetchFor(server.url) }),
         catch: (error) =>
-          new McpOAuthError({ message: `Authorization failed: ${messageOf(error)}`, serverId: server.id }),
+          new McpOAuthError({
+            // The callback is public: no secret of the server URL in the answer.
+            message: `Authorization failed: ${redactText(messageOf(error), server.url)}`,
+            serverId: server.id,
+          }),
       })
       if (result !== "AUTHORIZED") {
         return yield* new McpOAuthError({ message: "Authorization failed", serverId: server.id })
@@ -236,5 +257,5 @@ export const layerDisabled = (guard?: UrlGuard.GuardOptions): Layer.Layer<McpOAu
     complete: () => Effect.fail(new McpOAuthError({ message: disabledMessage })),
     cancel: () => Effect.fail(new McpOAuthError({ message: disabledMessage })),
     forget: () => Effect.void,
-    fetchFor: (serverUrl) => UrlGuard.guardedFetch(serverUrl, guard),
+    fetchFor: (serverUrl, headers = {}) => guardedWithHeaders(serverUrl, headers, guard),
   })

@@ -2,7 +2,7 @@ import { Context, Duration, Effect, Fiber, FiberMap, Layer, Schema, Stream } fro
 import { AppConfig } from "../config/AppConfig.js"
 import type { McpServerConfig } from "../config/ConfigModel.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
-import { type ConnectOptions, connect, type McpConnection } from "./McpConnection.js"
+import { type ConnectOptions, connect, defaultWorkingDirectory, type McpConnection } from "./McpConnection.js"
 import { McpOAuth } from "./McpOAuth.js"
 
 /** A tool of an MCP server as `GET /api/mcp-servers` lists it; `id` is what the model sees. */
@@ -39,7 +39,12 @@ export class McpRegistry extends Context.Tag("@aide/kernel/McpRegistry")<
 export interface McpRegistryOptions {
   /** The host environment; a server's process gets only the variables its `env` names. */
   readonly env?: Readonly<Record<string, string | undefined>>
-  /** Initialize plus `tools/list` must finish within this; default 10 s. */
+  /** Working directory of stdio servers without a `cwd`; default the user's home directory. */
+  readonly cwd?: string
+  /**
+   * Initialize plus `tools/list` must finish within this; default 30 s (a first `npx -y`
+   * downloads the package before the server speaks: ~13 s measured for server-everything).
+   */
   readonly connectTimeout?: Duration.DurationInput
   /** Each tool call; cancelled on expiry; default 60 s. */
   readonly requestTimeout?: Duration.DurationInput
@@ -71,7 +76,8 @@ export const make = (options: McpRegistryOptions = {}) =>
     const oauth = yield* McpOAuth
     const connectOptions: ConnectOptions = {
       env: options.env ?? {},
-      connectTimeout: Duration.decode(options.connectTimeout ?? Duration.seconds(10)),
+      cwd: options.cwd ?? defaultWorkingDirectory(),
+      connectTimeout: Duration.decode(options.connectTimeout ?? Duration.seconds(30)),
       requestTimeout: Duration.decode(options.requestTimeout ?? Duration.seconds(60)),
       oauth,
     }
@@ -151,10 +157,14 @@ export const make = (options: McpRegistryOptions = {}) =>
         lastFibers.set(id, fiber)
       })
 
-    /** Closes the connection in the background; the next `start` of `id` waits for it. */
+    /**
+     * Closes the connection in the background; the next `start` of `id` waits for it. Not
+     * waited for here: closing a stdio child can take seconds (stdin, SIGTERM after 2 s…), and
+     * the config changes queued behind this one must not wait for it.
+     */
     const stop = (id: string) =>
       Effect.zipRight(
-        FiberMap.remove(fibers, id),
+        Effect.flatMap(FiberMap.get(fibers, id), Fiber.interruptFork).pipe(Effect.ignore),
         Effect.sync(() => {
           const state = states.get(id)
           if (state !== undefined) {
@@ -193,8 +203,10 @@ export const make = (options: McpRegistryOptions = {}) =>
         description: tool.description ?? "",
       }))
 
-    const list = Effect.sync(() =>
-      Object.entries(configs).map(([id, config]): McpServerStatus => {
+    // Membership follows the config document itself, not the last reconciled one: a server
+    // removed or added by a PATCH is (un)listed at once, while its connection state may lag.
+    const list = Effect.map(appConfig.get, (document) =>
+      Object.entries(document.mcpServers).map(([id, config]): McpServerStatus => {
         const state = states.get(id)
         const enabled = isEnabled(config)
         return {

@@ -1,5 +1,6 @@
 import * as Dns from "node:dns/promises"
 import * as Net from "node:net"
+import { redactUrl } from "./Redact.js"
 
 /**
  * SSRF guard for URLs learned from remote MCP servers (OAuth metadata, token endpoints,
@@ -24,7 +25,7 @@ export class UrlRefusedError extends Error {
     readonly url: string,
     reason: string,
   ) {
-    super(`Refused ${url}: ${reason}`)
+    super(`Refused ${redactUrl(url)}: ${reason}`)
     this.name = "UrlRefusedError"
   }
 }

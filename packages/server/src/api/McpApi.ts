@@ -1,15 +1,46 @@
 import { McpRegistry } from "@aide/kernel"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { BadRequest, Conflict } from "./ApiErrors.js"
 import { Authentication } from "./Security.js"
 
 export const McpServerList = Schema.Struct({ servers: Schema.Array(McpRegistry.McpServerStatus) }).annotations({
   identifier: "McpServerList",
 })
 
+/**
+ * `{ id, ...config }`: decoded loosely here so that the config is validated by the kernel as
+ * `PATCH /api/config` validates it, with the same messages.
+ */
+export const NewMcpServer = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "NewMcpServer",
+  description:
+    "`id` (the key under `mcpServers`) and the MCP server config (command/args/env/cwd or url/headers/oauth, " +
+    "name, enabled, requireApproval)",
+  message: () => "request body must be a JSON object",
+})
+
 /** SPEC "MCP servers": the configured servers and their state (managed through PATCH /api/config). */
 export class McpApi extends HttpApiGroup.make("mcp")
-  .add(HttpApiEndpoint.get("list", "/api/mcp-servers").addSuccess(McpServerList))
+  .add(
+    HttpApiEndpoint.get("list", "/api/mcp-servers")
+      .addSuccess(McpServerList)
+      .annotate(OpenApi.Summary, "List MCP servers with their state and tools"),
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/api/mcp-servers")
+      .setPayload(NewMcpServer)
+      .addSuccess(McpRegistry.McpServerStatus, { status: 201 })
+      .addError(BadRequest.Wire)
+      .addError(Conflict.Wire)
+      .annotate(OpenApi.Summary, "Add an MCP server (convenience over PATCH /api/config)")
+      .annotate(
+        OpenApi.Description,
+        "Not in SPEC: the same change as PATCH /api/config with { mcpServers: { <id>: config } }, " +
+          "refused with 409 when the id exists. Answers the server as GET /api/mcp-servers lists it " +
+          "(tools: [] while it connects).",
+      ),
+  )
   .middleware(Authentication)
   .annotate(
     OpenApi.Description,

@@ -22,6 +22,7 @@ export const CallbackPage = HttpApiSchema.Text({ contentType: "text/html" }).ann
 export class McpOAuthApi extends HttpApiGroup.make("mcpOAuth")
   .add(
     HttpApiEndpoint.get("callback", McpOAuth.callbackPath)
+      .annotate(OpenApi.Summary, "OAuth redirect URI of remote MCP servers (browser only)")
       .setUrlParams(CallbackParams)
       .addSuccess(CallbackPage)
       .addError(BadRequest.Wire),

@@ -1,11 +1,43 @@
-import { McpRegistry } from "@aide/kernel"
+import { AppConfig, McpRegistry } from "@aide/kernel"
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { AideApi } from "../api/AideApi.js"
+import { BadRequest, Conflict } from "../api/ApiErrors.js"
+
+/** `POST /api/mcp-servers` with an id already under `mcpServers`. */
+class ServerExists extends Schema.TaggedError<ServerExists>()("ServerExists", { id: Schema.String }) {}
 
 export const layer = HttpApiBuilder.group(AideApi, "mcp", (handlers) =>
   Effect.gen(function* () {
     const registry = yield* McpRegistry.McpRegistry
-    return handlers.handle("list", () => Effect.map(registry.list, (servers) => ({ servers })))
+    const config = yield* AppConfig.AppConfig
+    return handlers
+      .handle("list", () => Effect.map(registry.list, (servers) => ({ servers })))
+      .handle("create", ({ payload }) =>
+        Effect.gen(function* () {
+          const { id, ...server } = payload
+          if (typeof id !== "string" || id === "") {
+            return yield* new BadRequest({ error: "id is required (a non-empty string)" })
+          }
+          // Inside the config's write lock: two concurrent POSTs of one id cannot both succeed.
+          yield* config.modify((current) =>
+            Object.hasOwn(current.mcpServers, id)
+              ? Effect.fail(new ServerExists({ id }))
+              : Effect.succeed({ mcpServers: { [id]: server } }),
+          )
+          const servers = yield* registry.list
+          const created = servers.find((listed) => listed.id === id)
+          // The list follows the config document, so the server is there.
+          if (created === undefined) return yield* Effect.dieMessage(`MCP server ${id} missing after creation`)
+          return created
+        }).pipe(
+          Effect.catchTags({
+            ServerExists: (error) => new Conflict({ error: `MCP server ${JSON.stringify(error.id)} already exists` }),
+            ConfigValidationError: (error) => new BadRequest({ error: error.problems.join("; ") }),
+            // The error middleware logs it and answers 500.
+            StorageError: Effect.die,
+          }),
+        ),
+      )
   }),
 )
