@@ -450,7 +450,7 @@ describe("a client that goes away", () => {
         yield* live.end
 
         const hub = yield* StreamHub.StreamHub
-        const replay = Option.getOrThrow(yield* hub.subscribe("t1"))
+        const replay = Option.getOrThrow(yield* hub.subscribe("t1", 0))
         const chunks = yield* chunksOf({ frames: replay })
         expect(chunks[0]).toMatchObject({ type: "start" })
         expect(chunks.at(-1)).toMatchObject({ type: "finish" })

@@ -27,6 +27,33 @@ const collect = (stream: Stream.Stream<StreamFrame>) =>
 const follow = (hub: Hub, threadId: string, afterEventId?: number) =>
   Effect.flatMap(streamOf(hub, threadId, afterEventId), (stream) => Effect.fork(collect(stream)))
 
+/** A sink that records what the hub hands it: each batch's frames and bytes, and the end. */
+const recorder = () => {
+  const batches: Array<{ readonly frames: ReadonlyArray<StreamFrame>; readonly bytes: Uint8Array }> = []
+  let ended = false
+  const sink: StreamHub.StreamSink = {
+    onFrames: (frames, bytes) => void batches.push({ frames, bytes }),
+    onEnd: () => {
+      ended = true
+    },
+  }
+  return {
+    sink,
+    batches,
+    ended: () => ended,
+    ids: () => batches.flatMap((batch) => batch.frames.map((frame) => frame.id)),
+    text: () => batches.map((batch) => decoder.decode(batch.bytes)).join(""),
+  }
+}
+
+/** Lets the hub's scheduled deliveries (next turn of the event loop, or a coalescing window) run. */
+const delivered = (recorders: ReadonlyArray<ReturnType<typeof recorder>>, lastId: number) =>
+  TestServices.provideLive(
+    Effect.gen(function* () {
+      while (!recorders.every((r) => r.ids().at(-1) === lastId)) yield* Effect.sleep("5 millis")
+    }).pipe(Effect.timeout("5 seconds")),
+  )
+
 describe("frames", () => {
   it.effect("each event is encoded as `id: N`, `data: <json>` and a blank line, ids counting from 1", () =>
     withHub((hub) =>
@@ -35,7 +62,7 @@ describe("frames", () => {
         yield* writer.publish({ type: "start" })
         yield* writer.publish({ type: "text-delta", id: "0", delta: 'Hé "quoted"\n' })
         yield* writer.finish
-        const frames = yield* collect(yield* streamOf(hub, "t1"))
+        const frames = yield* collect(yield* streamOf(hub, "t1", 0))
         expect(frames.map(text)).toEqual([
           'id: 1\ndata: {"type":"start"}\n\n',
           'id: 2\ndata: {"type":"text-delta","id":"0","delta":"Hé \\"quoted\\"\\n"}\n\n',
@@ -185,7 +212,7 @@ describe("open", () => {
         const second = yield* hub.open("t1")
         yield* second.publish({ run: 2, n: 1 })
         yield* second.finish
-        const frames = yield* collect(yield* streamOf(hub, "t1"))
+        const frames = yield* collect(yield* streamOf(hub, "t1", 0))
         expect(ids(frames)).toEqual([1])
         expect(frames.map(chunkOf)).toEqual([{ run: 2, n: 1 }])
       }),
@@ -204,9 +231,9 @@ describe("open", () => {
         expect(yield* hub.isActive("t1")).toBe(true)
         yield* second.finish
         yield* TestClock.adjust("59 seconds")
-        expect(Option.isSome(yield* hub.subscribe("t1"))).toBe(true)
+        expect(Option.isSome(yield* hub.subscribe("t1", 0))).toBe(true)
         yield* TestClock.adjust("1 second")
-        expect(Option.isNone(yield* hub.subscribe("t1"))).toBe(true)
+        expect(Option.isNone(yield* hub.subscribe("t1", 0))).toBe(true)
       }),
     ),
   )
@@ -219,7 +246,7 @@ describe("open", () => {
         yield* writer.finish
         yield* writer.publish(delta(2))
         yield* writer.finish
-        expect(ids(yield* collect(yield* streamOf(hub, "t1")))).toEqual([1])
+        expect(ids(yield* collect(yield* streamOf(hub, "t1", 0)))).toEqual([1])
       }),
     ),
   )
@@ -238,7 +265,19 @@ describe("finish", () => {
     ),
   )
 
-  it.effect("a finished stream stays replayable for 60 seconds, then is gone", () =>
+  it.effect("a finished stream is no stream to resume: None without afterEventId, at once", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        yield* writer.publish(delta(1))
+        yield* writer.finish
+        expect(Option.isNone(yield* hub.subscribe("t1"))).toBe(true)
+        expect(Option.isNone(yield* hub.attach("t1", recorder().sink))).toBe(true)
+      }),
+    ),
+  )
+
+  it.effect("its rest stays available after afterEventId for 60 seconds, then is gone", () =>
     withHub((hub) =>
       Effect.gen(function* () {
         const writer = yield* hub.open("t1")
@@ -246,10 +285,35 @@ describe("finish", () => {
         yield* writer.publish(delta(2))
         yield* writer.finish
         yield* TestClock.adjust("59 seconds")
-        expect(ids(yield* collect(yield* streamOf(hub, "t1")))).toEqual([1, 2])
+        expect(ids(yield* collect(yield* streamOf(hub, "t1", 0)))).toEqual([1, 2])
         expect(ids(yield* collect(yield* streamOf(hub, "t1", 1)))).toEqual([2])
+        expect(ids(yield* collect(yield* streamOf(hub, "t1", 2)))).toEqual([])
         yield* TestClock.adjust("1 second")
-        expect(Option.isNone(yield* hub.subscribe("t1"))).toBe(true)
+        expect(Option.isNone(yield* hub.subscribe("t1", 0))).toBe(true)
+      }),
+    ),
+  )
+
+  it.effect("an afterEventId past its last event (an earlier run's) is no resume of it: None", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        yield* writer.publish(delta(1))
+        yield* writer.finish
+        expect(Option.isNone(yield* hub.subscribe("t1", 7))).toBe(true)
+      }),
+    ),
+  )
+
+  it.effect("while it runs, the same afterEventId replays from the start", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        yield* writer.publish(delta(1))
+        const subscriber = yield* follow(hub, "t1", 7)
+        yield* writer.publish(delta(2))
+        yield* writer.finish
+        expect(ids(yield* Fiber.join(subscriber))).toEqual([1, 2])
       }),
     ),
   )
@@ -260,9 +324,9 @@ describe("finish", () => {
       const writer = yield* hub.open("t1")
       yield* writer.finish
       yield* TestClock.adjust("4 seconds")
-      expect(Option.isSome(yield* hub.subscribe("t1"))).toBe(true)
+      expect(Option.isSome(yield* hub.subscribe("t1", 0))).toBe(true)
       yield* TestClock.adjust("1 second")
-      expect(Option.isNone(yield* hub.subscribe("t1"))).toBe(true)
+      expect(Option.isNone(yield* hub.subscribe("t1", 0))).toBe(true)
     }).pipe(Effect.provide(StreamHub.layerMemory({ retention: "5 seconds" }))),
   )
 
@@ -297,6 +361,133 @@ describe("activeThreadIds and isActive", () => {
         yield* TestClock.adjust("60 seconds")
         expect(yield* hub.isActive("t1")).toBe(false)
         expect(yield* hub.activeThreadIds).toEqual(["t2"])
+      }),
+    ),
+  )
+})
+
+describe("attach (transports' subscribers)", () => {
+  it.effect("hands the replay at once, then live events; every sink gets the very same bytes", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        yield* writer.publish(delta(1))
+        const [a, b] = [recorder(), recorder()]
+        yield* hub.attach("t1", a.sink)
+        yield* hub.attach("t1", b.sink)
+        // Synchronous: the replay is there before `attach` returns.
+        expect(a.ids()).toEqual([1])
+        yield* writer.publish(delta(2))
+        yield* writer.publish(delta(3))
+        yield* delivered([a, b], 3)
+        yield* writer.finish
+        expect(a.ids()).toEqual([1, 2, 3])
+        expect(a.ended() && b.ended()).toBe(true)
+        expect(b.text()).toBe(a.text())
+        // Not equal copies: the same buffers, encoded and joined once for all subscribers.
+        expect(b.batches.every((batch, index) => batch.bytes === a.batches[index]!.bytes)).toBe(true)
+      }),
+    ),
+  )
+
+  it.effect("after afterEventId: only the rest", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        for (let n = 1; n <= 3; n++) yield* writer.publish(delta(n))
+        const rest = recorder()
+        yield* hub.attach("t1", rest.sink, 2)
+        yield* writer.finish
+        expect(rest.ids()).toEqual([3])
+      }),
+    ),
+  )
+
+  it.effect(
+    "caps subscribers per stream (scope stream) and over the hub (scope hub); the run's own Stream is not counted",
+    () =>
+      Effect.gen(function* () {
+        const hub = yield* StreamHub.StreamHub
+        yield* hub.open("t1")
+        yield* hub.open("t2")
+        // The run's own response: never refused, never counted.
+        yield* Effect.fork(collect(yield* streamOf(hub, "t1")))
+        yield* hub.attach("t1", recorder().sink)
+        yield* hub.attach("t1", recorder().sink)
+        expect(yield* Effect.flip(hub.attach("t1", recorder().sink))).toMatchObject({
+          _tag: "TooManySubscribers",
+          threadId: "t1",
+          scope: "stream",
+          limit: 2,
+        })
+        yield* hub.attach("t2", recorder().sink)
+        expect(yield* Effect.flip(hub.attach("t2", recorder().sink))).toMatchObject({
+          _tag: "TooManySubscribers",
+          threadId: "t2",
+          scope: "hub",
+          limit: 3,
+        })
+        expect(yield* hub.subscriberCount()).toBe(3)
+        expect(yield* hub.subscriberCount("t1")).toBe(2)
+      }).pipe(Effect.provide(StreamHub.layerMemory({ maxSubscribersPerStream: 2, maxSubscribers: 3 }))),
+  )
+
+  it.effect("subscribers that leave, and streams that finish, give their places back: the count returns to 0", () =>
+    Effect.gen(function* () {
+      const hub = yield* StreamHub.StreamHub
+      const one = yield* hub.open("t1")
+      const two = yield* hub.open("t2")
+      const leaving = Option.getOrThrow(yield* hub.attach("t1", recorder().sink))
+      yield* hub.attach("t2", recorder().sink)
+      expect(yield* Effect.flip(hub.attach("t1", recorder().sink))).toMatchObject({ scope: "hub" })
+      leaving()
+      leaving()
+      expect(yield* hub.subscriberCount()).toBe(1)
+      yield* hub.attach("t1", recorder().sink)
+      yield* one.finish
+      yield* two.finish
+      expect(yield* hub.subscriberCount()).toBe(0)
+      expect(yield* hub.subscriberCount("t1")).toBe(0)
+    }).pipe(Effect.provide(StreamHub.layerMemory({ maxSubscribers: 2 }))),
+  )
+
+  it.effect("past the write budget, events are coalesced into fewer writes: none lost, in order, same bytes", () =>
+    Effect.gen(function* () {
+      const hub = yield* StreamHub.StreamHub
+      const writer = yield* hub.open("t1")
+      const sinks = [recorder(), recorder()]
+      for (const r of sinks) yield* hub.attach("t1", r.sink)
+      for (let n = 1; n <= 10; n++) {
+        yield* writer.publish(delta(n))
+        // Each event in its own turn of the event loop: without coalescing, one write each.
+        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      }
+      yield* delivered(sinks, 10)
+      const [a, b] = sinks as [ReturnType<typeof recorder>, ReturnType<typeof recorder>]
+      expect(a.ids()).toEqual(Array.from({ length: 10 }, (_, index) => index + 1))
+      expect(a.batches.length).toBeLessThan(10)
+      expect(b.text()).toBe(a.text())
+      yield* writer.finish
+    }).pipe(Effect.provide(StreamHub.layerMemory({ writeBudget: 1 }))),
+  )
+
+  it.effect("a sink that detaches while it is handed a batch does not stop the others", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t1")
+        let detach: () => void = () => {}
+        const leaving: StreamHub.StreamSink = {
+          onFrames: (frames) => frames.at(-1)!.id >= 1 && detach(),
+          onEnd: () => {},
+        }
+        detach = Option.getOrThrow(yield* hub.attach("t1", leaving))
+        const staying = recorder()
+        yield* hub.attach("t1", staying.sink)
+        yield* writer.publish(delta(1))
+        yield* writer.finish
+        expect(staying.ids()).toEqual([1])
+        expect(staying.ended()).toBe(true)
+        expect(yield* hub.subscriberCount()).toBe(0)
       }),
     ),
   )

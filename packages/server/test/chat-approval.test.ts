@@ -182,6 +182,39 @@ describe.each(storageKinds)("tool approval over HTTP (%s)", (storage) => {
     expect(message!.parts).toContainEqual(expect.objectContaining({ type: "dynamic-tool", state: "output-available" }))
   })
 
+  it("an approval id sent as runId (as the reference client does) decides that call of its run", async () => {
+    server.model.script(
+      {
+        toolCalls: [
+          { id: "call_a", name: "probe_delete_file", arguments: { path: "/x" } },
+          { id: "call_b", name: "probe_delete_file", arguments: { path: "/y" } },
+        ],
+      },
+      { text: "Deleted /x only." },
+    )
+    const paused = await pauseOn(server, "Delete /x and /y")
+    const approvalOf = (toolCallId: string) =>
+      paused.chunks.find((chunk) => chunk.type === "tool-approval-request" && chunk.toolCallId === toolCallId)
+        .approvalId as string
+
+    const first = await approve(server, { runId: approvalOf("call_a"), threadId: paused.threadId, approved: true })
+    expect(first.status).toBe(200)
+    expect(first.headers.get("x-run-id")).toBe(paused.runId)
+    // Only the named call was decided: the run still waits for the other one.
+    expect(chunksOf(await first.text())[0]).toMatchObject({ messageMetadata: { awaitingApproval: ["call_b"] } })
+
+    const second = await approve(server, { runId: approvalOf("call_b"), threadId: paused.threadId, approved: false })
+    expect(second.status).toBe(200)
+    const chunks = chunksOf(await second.text())
+    expect(chunks).toContainEqual(expect.objectContaining({ type: "tool-output-available", toolCallId: "call_a" }))
+    expect(chunks).toContainEqual({ type: "tool-output-denied", toolCallId: "call_b" })
+    expect(tool.executions).toEqual([{ path: "/x" }])
+
+    // An approval id of another thread is not found here.
+    const elsewhere = await approve(server, { runId: approvalOf("call_a"), threadId: "other-thread", approved: true })
+    expect(elsewhere.status).toBe(404)
+  })
+
   it("several calls in one step are each decided; the run resumes once all are", async () => {
     server.model.script(
       {

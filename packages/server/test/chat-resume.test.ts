@@ -1,4 +1,5 @@
 import { StreamHub, Threads } from "@aide/kernel"
+import { DefaultChatTransport } from "ai"
 import { Effect } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import {
@@ -231,6 +232,22 @@ describe("GET /api/chat/:threadId/stream", () => {
     expect(message!.id).toBe(stored!.id)
   })
 
+  it("the AI SDK's DefaultChatTransport.reconnectToStream gets an active stream whole", async () => {
+    const { threadId, original } = await startSlowStory()
+    const transport = new DefaultChatTransport({
+      api: `${server.url}/api/chat`,
+      headers: { authorization: `Bearer ${server.token}` },
+    })
+    const stream = await transport.reconnectToStream({ chatId: threadId })
+    expect(stream).not.toBeNull()
+    const chunks: Array<{ type: string; delta?: string }> = []
+    for await (const chunk of stream!) chunks.push(chunk)
+    await original.rest()
+    expect(chunks[0]?.type).toBe("start")
+    expect(chunks.at(-1)?.type).toBe("finish")
+    expect(textOfChunks(chunks)).toBe(storyText)
+  })
+
   it("two reconnects at once both get the whole stream", async () => {
     const { threadId, original } = await startSlowStory()
     const [first, second] = await Promise.all([resume(server, threadId), resume(server, threadId)])
@@ -243,16 +260,40 @@ describe("GET /api/chat/:threadId/stream", () => {
     expect(secondEvents).toEqual(originalEvents)
   })
 
-  it("after the response finished, within the retention: 200 with a full replay ending with finish and [DONE]", async () => {
+  it("after the response finished, a plain reconnect answers 204: a client resuming on open does not show the reply twice", async () => {
+    server.model.script({ text: "All done here." })
+    const response = await chat(server, "Quick answer")
+    const threadId = response.headers.get("x-thread-id")!
+    await response.text()
+
+    const reconnect = await resume(server, threadId)
+    expect(reconnect.status).toBe(204)
+    expect(await reconnect.text()).toBe("")
+  })
+
+  it("an AI SDK client (DefaultChatTransport.reconnectToStream) opening a finished thread gets no stream", async () => {
+    server.model.script({ text: "All done here." })
+    const response = await chat(server, "Quick answer")
+    const threadId = response.headers.get("x-thread-id")!
+    await response.text()
+
+    const transport = new DefaultChatTransport({
+      api: `${server.url}/api/chat`,
+      headers: { authorization: `Bearer ${server.token}` },
+    })
+    expect(await transport.reconnectToStream({ chatId: threadId })).toBeNull()
+  })
+
+  it("after the response finished, Last-Event-ID N within the retention: 200 with the events after N, then [DONE]", async () => {
     server.model.script({ text: "All done here." })
     const response = await chat(server, "Quick answer")
     const threadId = response.headers.get("x-thread-id")!
     const originalEvents = parseSse(await response.text())
 
-    const replay = await resume(server, threadId)
-    expect(replay.status).toBe(200)
-    const events = parseSse(await replay.text())
-    expect(events).toEqual(originalEvents)
+    const rest = await resume(server, threadId, 3)
+    expect(rest.status).toBe(200)
+    const events = parseSse(await rest.text())
+    expect(events).toEqual(originalEvents.slice(3))
     expect(chunksOfEvents(events).at(-1)?.type).toBe("finish")
     expect(events.at(-1)?.data).toBe("[DONE]")
   })
@@ -269,17 +310,25 @@ describe("GET /api/chat/:threadId/stream", () => {
     expect(parseSse(await replay.text())).toEqual([{ id: undefined, data: "[DONE]" }])
   })
 
-  it("a Last-Event-ID that is not an event id replays from the start", async () => {
+  it("a Last-Event-ID that is not an event id counts as absent: a finished stream answers 204", async () => {
     server.model.script({ text: "All done here." })
     const response = await chat(server, "Quick answer")
     const threadId = response.headers.get("x-thread-id")!
-    const originalEvents = parseSse(await response.text())
+    await response.text()
 
-    for (const header of ["abc", "-3", "2.5", ""]) {
+    // Not an id at all, or one past the last event (an earlier run's).
+    for (const header of ["abc", "-3", "2.5", "", "99"]) {
       const replay = await resume(server, threadId, header)
-      expect(replay.status).toBe(200)
-      expect(parseSse(await replay.text())).toEqual(originalEvents)
+      expect(replay.status).toBe(204)
     }
+  })
+
+  it("while streaming, a Last-Event-ID that is not an event id replays from the start", async () => {
+    const { threadId, original } = await startSlowStory()
+    const resumed = await resume(server, threadId, "abc")
+    expect(resumed.status).toBe(200)
+    const [originalEvents, resumedEvents] = await Promise.all([original.rest(), sseReader(resumed).rest()])
+    expect(resumedEvents).toEqual(originalEvents)
   })
 
   it("a new response on the thread replaces the previous one: its ids start again at 1", async () => {
@@ -290,7 +339,8 @@ describe("GET /api/chat/:threadId/stream", () => {
     const second = await chat(server, "Two", threadId)
     const secondEvents = parseSse(await second.text())
 
-    const replay = await resume(server, threadId)
+    // Last-Event-ID 0: a client that was reading the second run from its start.
+    const replay = await resume(server, threadId, 0)
     const events = parseSse(await replay.text())
     expect(events).toEqual(secondEvents)
     expect(events[0]?.id).toBe("1")
@@ -317,13 +367,13 @@ describe("stream retention", () => {
   })
   afterAll(() => server.close())
 
-  it("a finished stream is dropped after the retention: 204", async () => {
+  it("a finished stream is dropped after the retention: 204 even with Last-Event-ID", async () => {
     server.model.script({ text: "Soon forgotten." })
     const response = await chat(server, "Remember this stream?")
     const threadId = response.headers.get("x-thread-id")!
     await response.text()
 
-    await eventually(async () => ((await resume(server, threadId)).status === 204 ? true : undefined), {
+    await eventually(async () => ((await resume(server, threadId, 1)).status === 204 ? true : undefined), {
       timeoutMs: 2_000,
     })
     // The conversation itself is kept.

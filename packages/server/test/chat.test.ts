@@ -256,7 +256,13 @@ describe.each(storageKinds)("chat over HTTP (%s)", (storage) => {
       const detail = await threadDetail(server, threadId)
       expect(detail.body.messages.map((message: any) => message.role)).toEqual(["user", "assistant"])
       expect(textOfParts(detail.body.messages[1].parts)).toBe("Hello, ")
-      expect(detail.body.messages[1].metadata).toEqual({ runId: chunks[0].messageMetadata.runId, threadId })
+      // Marked as cut short, and settled: nothing is stored `streaming`.
+      expect(detail.body.messages[1].metadata).toEqual({
+        runId: chunks[0].messageMetadata.runId,
+        threadId,
+        interrupted: "model-error",
+      })
+      expect(detail.body.messages[1].parts).toContainEqual(expect.objectContaining({ type: "text", state: "done" }))
       expect(detail.body.thread.title).toBe("Say hello")
       expect(await activeStreamIds(server)).not.toContain(threadId)
     })
@@ -370,6 +376,30 @@ describe("chat requests (validation, limits, model settings)", () => {
         ],
         /mediaType/,
       ],
+      [
+        "a data URL without ;base64 (issue 9)",
+        [
+          { type: "text", text: "Look" },
+          { type: "file", mediaType: "image/png", url: "data:image/png,iVBORw0KGgo" },
+        ],
+        /^parts\.1\.url: .*base64/,
+      ],
+      [
+        "a data URL with invalid base64",
+        [
+          { type: "text", text: "Look" },
+          { type: "file", mediaType: "image/png", url: "data:image/png;base64,not base64!" },
+        ],
+        /^parts\.1\.url: .*invalid base64/,
+      ],
+      [
+        "a data URL without a media type",
+        [
+          { type: "text", text: "Look" },
+          { type: "file", mediaType: "image/png", url: "data:;base64,iVBORw0KGgo=" },
+        ],
+        /^parts\.1\.url: .*media type/,
+      ],
       ["an unknown part type", [{ type: "image", image: "cat.png" }], /./],
       ["a text part without text", [{ type: "text" }], /./],
     ])("%s → 400, nothing stored, the model not called", async (_, parts, message) => {
@@ -428,6 +458,31 @@ describe("chat requests (validation, limits, model settings)", () => {
       })
       expect(response.status).toBe(500)
       expect((await response.json()).error).toContain("application/zip")
+    })
+  })
+
+  describe("POST /api/chat: a rejected attachment does not poison its thread (issue 9)", () => {
+    it("after a 500 for a file type the provider cannot take, the next message of the thread answers without it", async () => {
+      const zip = {
+        type: "file",
+        mediaType: "application/zip",
+        url: "data:application/zip;base64,UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==",
+        filename: "archive.zip",
+      }
+      const first = await postChat(server, { parts: [{ type: "text", text: "Unpack this" }, zip] })
+      expect(first.status).toBe(500)
+      const threadId = first.headers.get("x-thread-id")!
+      await first.text()
+
+      server.model.script({ text: "I could not open the archive." })
+      const next = await chat(server, "Then just say hi", threadId)
+      expect(next.status).toBe(200)
+      expect(textOfChunks(chunksOf(await next.text()))).toBe("I could not open the archive.")
+      const sent = JSON.stringify(server.model.requests.at(-1)!.body.messages)
+      expect(sent).toContain("the attachment archive.zip was left out")
+      expect(sent).not.toContain("UEsFBg")
+      // The thread keeps the user's message as sent.
+      expect((await threadDetail(server, threadId)).body.messages[0].parts).toContainEqual(zip)
     })
   })
 

@@ -134,6 +134,7 @@ export class FakeModelServer {
       completion: () => `chatcmpl-fake-${++this.#completions}`,
       toolCall: () => `call_${++this.#toolCalls}`,
     })
+    if (turn.endless === true) return this.streamForever(res, answer, turn, body.stream === true)
     if (body.stream !== true) {
       if (turn.failAfterChunks !== undefined) return void res.destroy()
       return sendJson(res, 200, completion(answer))
@@ -156,6 +157,8 @@ export class FakeModelServer {
     const cutAt = turn.failAfterChunks ?? Number.POSITIVE_INFINITY
     for (const [sent, event] of events.entries()) {
       if (sent >= cutAt) break
+      // A stall: the connection stays open and silent; the client's abort (or close()) ends it.
+      if (sent === turn.stallAfterChunks) return
       if (sent > 0) await sleep(turn.chunkDelayMs)
       if (res.destroyed) return
       await new Promise<void>((resolve) => res.write(`data: ${event}\n\n`, () => resolve()))
@@ -163,5 +166,38 @@ export class FakeModelServer {
     // A cut: once what was written is flushed, close the socket without ending the chunked body.
     if (cutAt < events.length) return void res.socket?.destroySoon()
     res.end()
+  }
+
+  /**
+   * The turn's text deltas, again and again, until the client disconnects: as SSE deltas, or
+   * for a non-streaming request as one JSON body whose `content` never ends.
+   */
+  private async streamForever(res: ServerResponse, answer: Answer, turn: Turn, streaming: boolean): Promise<void> {
+    const [first] = chunks(answer, false)
+    const deltas = answer.textChunks.length === 0 ? ["lorem "] : answer.textChunks
+    if (!streaming) {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.write(
+        `{"id":"${answer.id}","object":"chat.completion","created":0,"model":"${answer.model}","choices":[{"index":0,"message":{"role":"assistant","content":"`,
+      )
+    } else {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+    }
+    const frame = (content: string) =>
+      !streaming
+        ? JSON.stringify(content).slice(1, -1)
+        : `data: ${JSON.stringify({ ...(first as object), choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`
+    let closed = false
+    res.on("close", () => {
+      closed = true
+    })
+    for (let n = 0; !closed; n++) {
+      if (n > 0 && turn.chunkDelayMs !== undefined) await sleep(turn.chunkDelayMs)
+      const content = deltas[n % deltas.length]!
+      // Respect back-pressure: a client that reads slowly slows the model down, as a socket would.
+      if (!res.write(frame(content)))
+        await new Promise<void>((resolve) => res.once("drain", resolve).once("close", resolve))
+      else if (n % 64 === 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    }
   }
 }

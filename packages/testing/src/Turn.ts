@@ -92,6 +92,16 @@ export interface Turn {
    * For a non-streaming request the socket is destroyed before any response.
    */
   readonly failAfterChunks?: number
+  /**
+   * Stall: after this many SSE events, send nothing more and keep the connection open until the
+   * client goes away (a model that hangs mid-stream).
+   */
+  readonly stallAfterChunks?: number
+  /**
+   * Stream the turn's text chunks over and over, never finishing, until the client goes away
+   * (a model that streams for ever). `chunkDelayMs` paces it.
+   */
+  readonly endless?: boolean
   /** Wait before the first byte (status line and headers included). */
   readonly latencyMs?: number
   /** Wait between SSE events. */

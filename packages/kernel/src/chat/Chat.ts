@@ -1,14 +1,15 @@
 import type { UIMessage, UIMessageChunk } from "ai"
-import { Clock, Context, Deferred, Effect, FiberSet, Layer, Option, Runtime, Stream } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, FiberSet, Layer, Option, Runtime, Stream } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { Ids } from "../ids/Ids.js"
 import { ModelRegistry } from "../models/ModelRegistry.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { type StoredMessage, Threads } from "../threads/Threads.js"
 import { Tools } from "../tools/Tools.js"
+import * as AnswerRecorder from "./AnswerRecorder.js"
 import { applyDecisions, denyUnfinished, pendingCalls } from "./Approvals.js"
 import { ChatBusy, ChatModelError, InvalidChatRequest } from "./ChatErrors.js"
-import { errorMessage, fallbackTitle, isContent, loadAi, messageOf, toUIParts } from "./ChatMessages.js"
+import { errorMessage, fallbackTitle, loadAi, toUIParts } from "./ChatMessages.js"
 import type { AssistantMetadata, ChatPart } from "./ChatModel.js"
 import {
   ChatRuns,
@@ -18,6 +19,10 @@ import {
   type ToolCallDecided,
   type ToolCallNotFound,
 } from "./ChatRuns.js"
+import { hasEarlierAttachments, isRequestRejection, usableHistory, withoutEarlierAttachments } from "./History.js"
+import * as ModelStream from "./ModelStream.js"
+import { settle } from "./PartialAnswer.js"
+import * as RunBounds from "./RunBounds.js"
 import { encodeFrame, type StreamFrame, StreamHub } from "./StreamHub.js"
 import { systemPrompt } from "./SystemPrompt.js"
 import { TitleGenerator } from "./TitleGenerator.js"
@@ -95,14 +100,24 @@ const nextMacrotask = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
-export interface ChatOptions {
+export interface ChatOptions extends RunBounds.RunBoundsOptions {
   /** Retries of a failed provider call (429, 5xx…) before the run fails; default 2. */
   readonly maxRetries?: number
   /** Model steps per run (each step may call tools); default 10. */
   readonly maxSteps?: number
+  /** How often the answer is saved while it streams, so a crash keeps it; default 2 s. */
+  readonly checkpointInterval?: number
 }
 
 const defaultMaxSteps = 10
+const defaultCheckpointMillis = 2000
+
+/** The tag (and, for a model failure, the message) of what failed a run: for its log line. */
+const failureOf = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.squash(cause) as { readonly _tag?: unknown; readonly message?: unknown }
+  if (failure?._tag === "ChatModelError") return `ChatModelError: ${String(failure.message)}`
+  return typeof failure?._tag === "string" ? failure._tag : Cause.isInterruptedOnly(cause) ? "interrupted" : "defect"
+}
 
 export const make = (options: ChatOptions = {}) =>
   Effect.gen(function* () {
@@ -122,6 +137,8 @@ export const make = (options: ChatOptions = {}) =>
       Runtime.runFork(runtime)(Effect.logWarning("model provider error", errorMessage(error)))
     }
     const running = new Map<string, AbortController>()
+    const bounds = RunBounds.resolve(options)
+    const checkpointMillis = options.checkpointInterval ?? defaultCheckpointMillis
 
     const modelFor = Effect.gen(function* () {
       const config = yield* appConfig.get
@@ -164,85 +181,104 @@ export const make = (options: ChatOptions = {}) =>
         const run = Effect.gen(function* () {
           const history = yield* spec.prepare
           const { config, model, settings } = yield* modelFor
-          const now = new Date(yield* Clock.currentTimeMillis)
+          const startedAt = yield* Clock.currentTimeMillis
+          const now = new Date(startedAt)
           const runId = yield* ids.uuid
           const assistantId = yield* ids.uuid
           const metadata: AssistantMetadata = { runId, threadId }
+          const usable = usableHistory(history)
+          for (const part of usable.unusable) {
+            yield* Effect.logWarning("chat: a stored file part was left out of the model request").pipe(
+              Effect.annotateLogs({
+                threadId,
+                messageId: part.messageId,
+                partIndex: part.index,
+                problem: part.problem,
+              }),
+            )
+          }
           const approvedCalls = (spec.approvedCalls ?? []).filter((call) => call.approved === true)
           const toolset = yield* tools.forRun({ threadId, runId, approvedCalls })
 
-          const { convertToModelMessages, stepCountIs, streamText } = yield* Effect.promise(loadAi)
-          const modelMessages = yield* Effect.tryPromise({
-            try: () => convertToModelMessages(history as unknown as Array<UIMessage>, { tools: toolset }),
-            catch: (error) => new ChatModelError({ message: errorMessage(error) }),
-          })
-          let responseMessage: UIMessage | undefined
-          const uiStream = streamText({
-            model,
-            system: systemPrompt(config, now),
-            messages: modelMessages,
-            tools: toolset,
-            stopWhen: stepCountIs(spec.maxSteps ?? options.maxSteps ?? defaultMaxSteps),
-            abortSignal: controller.signal,
-            maxRetries: options.maxRetries ?? 2,
-            onError: ({ error }) => logProviderError(error),
-            ...settings,
-          }).toUIMessageStream({
-            originalMessages: history as unknown as Array<UIMessage>,
-            // Continuing after an approval keeps the paused assistant message's id (the SDK
-            // takes the last assistant message's id); a new answer gets this one.
-            generateMessageId: () => assistantId,
-            messageMetadata: ({ part }) => (part.type === "start" ? metadata : undefined),
-            onFinish: ({ responseMessage: message }) => {
-              responseMessage = message
-            },
-            onError: errorMessage,
-          })
-          const reader = uiStream.getReader()
-          // A stream cut mid-way makes the read reject (it is not an `error` chunk): a model failure.
-          const read = Effect.tryPromise({
-            try: () => reader.read(),
-            catch: (error) => new ChatModelError({ message: errorMessage(error) }),
-          })
-
-          // Hold the response until the model has produced content or failed: a failure before
-          // any content is an error response (500), not a stream that carries only an error.
-          const head: Array<UIMessageChunk> = []
-          let ended = false
-          while (true) {
-            const next = yield* read
-            if (next.done) {
-              ended = true
-              break
-            }
-            if (next.value.type === "error" && !head.some(isContent)) {
-              yield* Effect.promise(() => reader.cancel())
-              return yield* new ChatModelError({ message: next.value.errorText })
-            }
-            head.push(next.value)
-            if (isContent(next.value)) break
-          }
+          const { convertToModelMessages } = yield* Effect.promise(loadAi)
+          let providerError: unknown
+          const begin = (messages: ReadonlyArray<StoredMessage>) =>
+            Effect.gen(function* () {
+              providerError = undefined
+              const modelMessages = yield* Effect.tryPromise({
+                try: () => convertToModelMessages(messages as unknown as Array<UIMessage>, { tools: toolset }),
+                catch: (error) => {
+                  providerError = error
+                  return new ChatModelError({ message: errorMessage(error) })
+                },
+              })
+              return yield* ModelStream.open({
+                model,
+                settings,
+                system: systemPrompt(config, now),
+                messages: modelMessages,
+                tools: toolset,
+                maxSteps: spec.maxSteps ?? options.maxSteps ?? defaultMaxSteps,
+                maxRetries: options.maxRetries ?? 2,
+                controller,
+                originalMessages: history,
+                assistantId,
+                metadata,
+                bounds,
+                onProviderError: (error) => {
+                  providerError = error
+                  logProviderError(error)
+                },
+              })
+            })
+          // A request the provider refused because of an attachment of an earlier message (stored
+          // before validation, or of a type this model cannot take) is retried without earlier
+          // attachments: one bad file fails its own message, never every later one of the thread.
+          const stream = yield* begin(usable.messages).pipe(
+            Effect.catchTag("ChatModelError", (error) =>
+              isRequestRejection(providerError) && hasEarlierAttachments(usable.messages)
+                ? Effect.zipRight(
+                    Effect.logWarning(
+                      "chat: the model rejected the request; retrying without earlier attachments",
+                    ).pipe(Effect.annotateLogs({ threadId, error: error.message })),
+                    begin(withoutEarlierAttachments(usable.messages)),
+                  )
+                : Effect.fail(error),
+            ),
+          )
+          const { head, ended, read, abandon, outcome } = stream
 
           const writer = yield* hub.open(threadId).pipe(Effect.mapError(() => new ChatBusy({ threadId })))
-          // What went out, to rebuild the message when the model fails before `onFinish` can run.
-          const sent: Array<UIMessageChunk> = []
-          const relay = (chunk: UIMessageChunk) => {
-            sent.push(chunk)
-            return writer.publish(chunk)
-          }
-          for (const chunk of head) yield* relay(chunk)
+          const last = history.at(-1)
+          const answer = AnswerRecorder.make({
+            publish: writer.publish,
+            save: (message) => threads.saveMessage(threadId, message),
+            continued: last?.role === "assistant" ? last : undefined,
+            metadata,
+            bounds,
+            checkpointMillis,
+            startedAt,
+          })
+          for (const chunk of head) yield* answer.relay(chunk).pipe(Effect.catchTag("RunCut", () => Effect.void))
+          let interrupted: RunBounds.Interruption | undefined
 
           // The message and, when it paused on tool calls, its suspended run: one transaction, so
           // a client that saw `approval-requested` can always approve, even after a crash.
           const persist = Effect.suspend(() => {
-            const message = responseMessage
+            const message = outcome.responseMessage
             if (message === undefined || message.parts.length === 0) return Effect.void
-            const stored: StoredMessage = {
-              id: message.id,
-              role: "assistant",
-              parts: message.parts,
-              ...(message.metadata === undefined ? {} : { metadata: message.metadata }),
-            }
+            const stored: StoredMessage = settle(
+              {
+                id: message.id,
+                role: "assistant",
+                parts: message.parts,
+                metadata: {
+                  ...(message.metadata as object | undefined),
+                  ...(interrupted === undefined ? {} : { interrupted }),
+                },
+              },
+              { keepApprovals: true },
+            )
             const calls = pendingCalls(stored)
             if (calls.length === 0) return threads.saveMessage(threadId, stored)
             return runs.atomically(
@@ -275,21 +311,43 @@ export const make = (options: ChatOptions = {}) =>
           // The producer: relays chunks, and commits the message before `finish` goes out, so a
           // client that saw `finish` never loses the message, whatever happens to the process next.
           const produce = Effect.gen(function* () {
+            yield* Effect.logInfo("chat run started")
             let finish: UIMessageChunk | undefined
             while (!ended) {
-              const next = yield* Effect.either(read)
+              const next = yield* Effect.either(
+                Effect.flatMap(read, (next) =>
+                  next.done || next.value.type === "finish"
+                    ? Effect.succeed(next)
+                    : Effect.as(Effect.zipRight(answer.relay(next.value), answer.checkpoint), next),
+                ),
+              )
               if (next._tag === "Left") {
-                yield* writer.publish({ type: "error", errorText: next.left.message })
-                responseMessage = yield* messageOf(sent)
+                const failure = next.left
+                if (failure._tag === "RunCut") yield* abandon
+                interrupted = failure._tag === "RunCut" ? failure.reason : "model-error"
+                const errorText =
+                  failure._tag === "RunCut" ? RunBounds.cutText(failure.reason, bounds) : failure.message
+                yield* writer.publish({ type: "error", errorText })
+                outcome.responseMessage = yield* answer.rebuild
                 break
               }
               if (next.right.done) break
               if (next.right.value.type === "finish") finish = next.right.value
-              else yield* relay(next.right.value)
             }
+            yield* stream.done
+            if (interrupted === undefined && outcome.aborted) interrupted = "stopped"
             yield* persist
             yield* nameThread
             if (finish !== undefined) yield* writer.publish(finish)
+            yield* Effect.logInfo("chat run finished").pipe(
+              Effect.annotateLogs({
+                durationMs: (yield* Clock.currentTimeMillis) - startedAt,
+                finishReason: interrupted ?? outcome.finishReason ?? "unknown",
+                inputTokens: outcome.usage.inputTokens ?? null,
+                outputTokens: outcome.usage.outputTokens ?? null,
+                answerBytes: answer.bytes(),
+              }),
+            )
           }).pipe(
             Effect.catchAllCause((cause) =>
               Effect.logError("chat run failed", cause).pipe(
@@ -311,6 +369,13 @@ export const make = (options: ChatOptions = {}) =>
               Effect.zipRight(
                 Effect.sync(() => controller.abort()),
                 Effect.zipRight(release, Deferred.failCause(ready, cause)),
+              ),
+            ),
+            // The request answers 4xx/5xx; the log says which run and why (the error's tag and,
+            // for a model failure, the provider's message), never the conversation.
+            Effect.tapErrorCause((cause) =>
+              Effect.logWarning("chat run failed before streaming").pipe(
+                Effect.annotateLogs({ threadId, error: failureOf(cause) }),
               ),
             ),
           ),
@@ -378,12 +443,29 @@ export const make = (options: ChatOptions = {}) =>
       }
     }
 
-    const approve = Effect.fn("Chat.approve")(function* (input: ApproveInput) {
-      if (typeof input.approved !== "boolean") {
+    /**
+     * The reference client sends the approval id (`approval.id` of the tool part) as `runId`: an
+     * approval id of this thread names its run and that one call. A run id is tried first.
+     */
+    const resolveApproval = (input: ApproveInput) =>
+      Effect.gen(function* () {
+        const found = yield* runs.get(input.runId)
+        if (Option.isSome(found)) return { input, found }
+        const byApproval = yield* runs.findApproval(input.threadId, input.runId)
+        if (Option.isNone(byApproval)) return { input, found }
+        const { runId, toolCallId } = byApproval.value
+        if (input.toolCallId !== undefined && input.toolCallId !== toolCallId) {
+          return yield* new InvalidChatRequest({ message: "toolCallId is not the call of this approval" })
+        }
+        return { input: { ...input, runId, toolCallId }, found: yield* runs.get(runId) }
+      })
+
+    const approve = Effect.fn("Chat.approve")(function* (request: ApproveInput) {
+      if (typeof request.approved !== "boolean") {
         return yield* new InvalidChatRequest({ message: "approved must be true or false" })
       }
-      const approved = input.approved
-      const found = yield* runs.get(input.runId)
+      const approved = request.approved
+      const { input, found } = yield* resolveApproval(request)
       // A run of another thread is not found in this one: run ids do not reveal other threads.
       if (Option.isNone(found) || found.value.threadId !== input.threadId) {
         return yield* new RunNotFound({ runId: input.runId })
@@ -403,6 +485,15 @@ export const make = (options: ChatOptions = {}) =>
           }),
         )
         .pipe(Effect.catchTag("ThreadNotFound", () => Effect.fail(new RunNotFound({ runId: input.runId }))))
+      yield* Effect.logInfo("chat: tool call decided").pipe(
+        Effect.annotateLogs({
+          threadId,
+          runId: decided.runId,
+          toolCallId: input.toolCallId ?? "all",
+          approved,
+          waiting: decided.calls.filter((call) => call.approved === null).length,
+        }),
+      )
       if (decided.calls.some((call) => call.approved === null)) return acknowledgement(decided)
 
       const claimed = yield* claim(threadId)

@@ -33,8 +33,11 @@ export const toUIParts = (parts: ReadonlyArray<ChatPart>) =>
         },
   )
 
-/** The assistant message a client builds from `chunks`: what was produced before a failure. */
-export const messageOf = (chunks: ReadonlyArray<UIMessageChunk>) =>
+/**
+ * The assistant message a client builds from `chunks`: what was produced before a failure, a
+ * cut or a checkpoint. `continued` is the message a resumed run continues (its earlier parts).
+ */
+export const messageOf = (chunks: ReadonlyArray<UIMessageChunk>, continued?: StoredMessage) =>
   Effect.promise(async () => {
     const { readUIMessageStream } = await loadAi()
     let message: UIMessage | undefined
@@ -44,7 +47,10 @@ export const messageOf = (chunks: ReadonlyArray<UIMessageChunk>) =>
         controller.close()
       },
     })
-    for await (const snapshot of readUIMessageStream({ stream })) message = snapshot
+    const base = continued === undefined ? undefined : (structuredClone(continued) as unknown as UIMessage)
+    for await (const snapshot of readUIMessageStream({ stream, ...(base === undefined ? {} : { message: base }) })) {
+      message = snapshot
+    }
     return message
   })
 

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { dataUrlProblem } from "./DataUrl.js"
 
 /** SPEC "Request content part": what a client sends in `POST /api/chat`. */
 export const TextPart = Schema.Struct({
@@ -6,8 +7,13 @@ export const TextPart = Schema.Struct({
   text: Schema.String,
 })
 
+// Checked in full on the way in: a malformed data URL stored with a message would otherwise fail
+// at the provider, for this message and every later one of its thread.
 const dataUrl = Schema.String.pipe(
-  Schema.pattern(/^data:[^,]*,/, { message: () => "file url must be a data URL (data:<media type>;base64,…)" }),
+  Schema.filter((url) => {
+    const problem = dataUrlProblem(url)
+    return problem === undefined || `file url ${problem}: it must be a data URL (data:<media type>;base64,<data>)`
+  }),
 )
 
 export const FilePart = Schema.Struct({

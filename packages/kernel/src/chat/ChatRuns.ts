@@ -66,6 +66,14 @@ export class ChatRuns extends Context.Tag("@aide/kernel/ChatRuns")<
     }) => Effect.Effect<void, StorageError>
     readonly get: (runId: string) => Effect.Effect<Option.Option<SuspendedRun>, StorageError>
     /**
+     * The run and call of an approval id in `threadId`: clients may name a decision by the
+     * approval id the stream showed (`approval.id` of the tool part) instead of the run id.
+     */
+    readonly findApproval: (
+      threadId: string,
+      approvalId: string,
+    ) => Effect.Effect<Option.Option<{ readonly runId: string; readonly toolCallId: string }>, StorageError>
+    /**
      * Decides `toolCallId`, or every undecided call of the run when it is omitted. Only a
      * suspended run takes decisions, and a decided call keeps its first decision.
      */

@@ -94,6 +94,15 @@ export const make = Effect.gen(function* () {
     return yield* find(runId)
   }, sqlErrorsAsStorage("reading a run"))
 
+  const findApproval = Effect.fn("ChatRuns.findApproval")(function* (threadId: string, approvalId: string) {
+    const rows = yield* sql<{ readonly runId: string; readonly toolCallId: string }>`
+      SELECT c.run_id AS "runId", c.tool_call_id AS "toolCallId"
+      FROM chat_run_calls c JOIN chat_runs r ON r.id = c.run_id
+      WHERE r.thread_id = ${threadId} AND c.approval_id = ${approvalId}
+      ORDER BY r.created_at DESC`
+    return Option.fromNullable(rows[0])
+  }, sqlErrorsAsStorage("finding an approval"))
+
   const requireSuspended = (runId: string) =>
     Effect.gen(function* () {
       const run = yield* find(runId)
@@ -166,7 +175,7 @@ export const make = Effect.gen(function* () {
   const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     sqlErrorsAsStorage("a storage transaction")(sql.withTransaction(effect))
 
-  return ChatRuns.of({ atomically, suspend, get, decide, claimResume, suspendedIn, supersede })
+  return ChatRuns.of({ atomically, suspend, get, findApproval, decide, claimResume, suspendedIn, supersede })
 })
 
 export const layer: Layer.Layer<ChatRuns, never, SqlClient.SqlClient> = Layer.effect(ChatRuns, make)

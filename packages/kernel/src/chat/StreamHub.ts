@@ -1,4 +1,7 @@
-import { Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
+import { Chunk, Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
+import { encodeFrame, Fanout, LiveStream } from "./internal/fanout.js"
+
+export { encodeFrame }
 
 /** One SSE event of a chat stream: its id (1, 2, …) and its encoded frame, ready to write. */
 export interface StreamFrame {
@@ -14,9 +17,27 @@ export interface StreamWriter {
   readonly finish: Effect.Effect<void>
 }
 
+/**
+ * Where an attached subscriber's events go, e.g. straight into an HTTP response. Called
+ * synchronously by the hub, in order; must not block.
+ */
+export interface StreamSink {
+  /** The next events; `bytes` are their frames joined: the very same buffer for every subscriber. */
+  readonly onFrames: (frames: ReadonlyArray<StreamFrame>, bytes: Uint8Array) => void
+  /** The stream finished: nothing follows. Not called after the subscriber detached itself. */
+  readonly onEnd: () => void
+}
+
 /** A second stream was opened for a thread whose stream is still running. */
 export class StreamActive extends Schema.TaggedError<StreamActive>()("StreamActive", {
   threadId: Schema.String,
+}) {}
+
+/** A subscriber refused: the stream (`scope: "stream"`) or the whole hub (`"hub"`) has `limit` already. */
+export class TooManySubscribers extends Schema.TaggedError<TooManySubscribers>()("TooManySubscribers", {
+  threadId: Schema.String,
+  scope: Schema.Literal("stream", "hub"),
+  limit: Schema.Number,
 }) {}
 
 /**
@@ -29,64 +50,73 @@ export class StreamHub extends Context.Tag("@aide/kernel/StreamHub")<
   {
     readonly open: (threadId: string) => Effect.Effect<StreamWriter, StreamActive>
     /**
-     * The thread's stream from the event after `afterEventId` (from the start when absent):
-     * buffered events first, then live ones until it finishes. None when there is no stream
-     * (never started, or finished longer than `retention` ago).
+     * The thread's stream from the event after `afterEventId`: buffered events first, then live
+     * ones until it finishes. Without `afterEventId`, from the start, and only while it runs
+     * (SPEC: no active stream, 204). With it, a finished stream's rest is served for `retention`
+     * (a client finishing the stream it was reading). None when there is nothing to resume.
      */
     readonly subscribe: (
       threadId: string,
       afterEventId?: number,
     ) => Effect.Effect<Option.Option<Stream.Stream<StreamFrame>>>
+    /**
+     * `subscribe` for transports: the events go to `sink` (the replay synchronously, before this
+     * returns) instead of a Stream, with no fiber or queue per subscriber. Counted against the
+     * caps (`TooManySubscribers`), and coalesced when there are many (`writeBudget`). Some holds
+     * the function that detaches the sink; call it when the client goes away.
+     */
+    readonly attach: (
+      threadId: string,
+      sink: StreamSink,
+      afterEventId?: number,
+    ) => Effect.Effect<Option.Option<() => void>, TooManySubscribers>
+    /** Attached subscribers following a stream now: of `threadId`, or of every stream. */
+    readonly subscriberCount: (threadId?: string) => Effect.Effect<number>
     /** Threads whose stream is running now. */
     readonly activeThreadIds: Effect.Effect<ReadonlyArray<string>>
     readonly isActive: (threadId: string) => Effect.Effect<boolean>
   }
 >() {}
 
-const encoder = new TextEncoder()
-
-/** `id: N` + `data: <json>`: the AI SDK's UI message stream framing, with event ids. */
-export const encodeFrame = (id: number, chunk: unknown): Uint8Array =>
-  encoder.encode(`id: ${id}\ndata: ${JSON.stringify(chunk)}\n\n`)
-
 /** The terminator the AI SDK's `DefaultChatTransport` expects after the last chunk. */
-export const doneFrame: Uint8Array = encoder.encode("data: [DONE]\n\n")
-
-type Listener = (frame: StreamFrame | null) => void
-
-interface LiveStream {
-  readonly frames: Array<StreamFrame>
-  readonly listeners: Set<Listener>
-  finished: boolean
-}
+export const doneFrame: Uint8Array = new TextEncoder().encode("data: [DONE]\n\n")
 
 export interface StreamHubOptions {
-  /** How long a finished stream stays replayable (SPEC: 60 seconds). */
-  readonly retention: Duration.DurationInput
+  /** How long a finished stream stays resumable with a `Last-Event-ID`; default 60 seconds (SPEC). */
+  readonly retention?: Duration.DurationInput
+  /** Attached subscribers per stream; default 1,000. */
+  readonly maxSubscribersPerStream?: number
+  /** Attached subscribers over all streams; default 10,000. */
+  readonly maxSubscribers?: number
+  /**
+   * Writes per second (attached subscribers × batches) past which events are coalesced for
+   * attached subscribers, over a window of `subscribers / writeBudget` s, at most 250 ms;
+   * default 10,000 (≈ 7 % of a core here). A few subscribers get every event at once.
+   */
+  readonly writeBudget?: number
 }
 
+export const defaultMaxSubscribersPerStream = 1_000
+export const defaultMaxSubscribers = 10_000
+export const defaultWriteBudget = 10_000
+const maxWindowMs = 250
+
 /** In-process hub: streams live in this process's memory. */
-export const makeMemory = (options: StreamHubOptions) =>
+export const makeMemory = (options: StreamHubOptions = {}) =>
   Effect.gen(function* () {
     const streams = new Map<string, LiveStream>()
-    const retention = Duration.decode(options.retention)
+    const fanout = new Fanout(options.writeBudget ?? defaultWriteBudget, maxWindowMs)
+    const retention = Duration.decode(options.retention ?? Duration.seconds(60))
+    const maxPerStream = options.maxSubscribersPerStream ?? defaultMaxSubscribersPerStream
+    const maxTotal = options.maxSubscribers ?? defaultMaxSubscribers
     const scope = yield* Effect.scope
 
     const open = (threadId: string) =>
       Effect.suspend(() => {
         const existing = streams.get(threadId)
         if (existing !== undefined && !existing.finished) return Effect.fail(new StreamActive({ threadId }))
-        const live: LiveStream = { frames: [], listeners: new Set(), finished: false }
+        const live = new LiveStream(fanout)
         streams.set(threadId, live)
-
-        const publish = (chunk: unknown) =>
-          Effect.sync(() => {
-            if (live.finished) return
-            // Encoded once here; every subscriber writes the same bytes.
-            const frame: StreamFrame = { id: live.frames.length + 1, bytes: encodeFrame(live.frames.length + 1, chunk) }
-            live.frames.push(frame)
-            for (const listener of live.listeners) listener(frame)
-          })
 
         const drop = Effect.sleep(retention).pipe(
           Effect.andThen(
@@ -95,46 +125,57 @@ export const makeMemory = (options: StreamHubOptions) =>
             }),
           ),
         )
-
         const finish = Effect.suspend(() => {
           if (live.finished) return Effect.void
-          live.finished = true
-          for (const listener of live.listeners) listener(null)
-          live.listeners.clear()
+          live.finish()
           // `finish` often runs in a finalizer (uninterruptible): the timer must stay interruptible,
           // or closing the hub would wait out the retention.
           return Effect.asVoid(Effect.forkIn(Effect.interruptible(drop), scope))
         })
-
-        return Effect.succeed<StreamWriter>({ publish, finish })
+        return Effect.succeed<StreamWriter>({ publish: (chunk) => Effect.sync(() => live.publish(chunk)), finish })
       })
 
-    const subscribe = (threadId: string, afterEventId = 0) =>
+    const resumable = (threadId: string, afterEventId: number | undefined) => {
+      const live = streams.get(threadId)
+      return live?.resumable(afterEventId) ? live : undefined
+    }
+
+    const subscribe = (threadId: string, afterEventId?: number) =>
       Effect.sync(() => {
-        const live = streams.get(threadId)
+        // The stream is chosen now: a run that finishes before the Stream is read is still read whole.
+        const live = resumable(threadId, afterEventId)
         if (live === undefined) return Option.none()
         return Option.some(
           Stream.asyncPush<StreamFrame>((emit) =>
             Effect.acquireRelease(
-              // Replay and registration happen in one synchronous step, so no event falls between.
-              Effect.sync(() => {
-                for (const frame of live.frames) if (frame.id > afterEventId) emit.single(frame)
-                if (live.finished) {
-                  emit.end()
-                  return undefined
-                }
-                const listener: Listener = (frame) => (frame === null ? emit.end() : emit.single(frame))
-                live.listeners.add(listener)
-                return listener
-              }),
-              (listener) =>
-                Effect.sync(() => {
-                  if (listener !== undefined) live.listeners.delete(listener)
-                }),
+              Effect.sync(() =>
+                live.attach(
+                  { onFrames: (frames) => emit.chunk(Chunk.unsafeFromArray(frames)), onEnd: () => emit.end() },
+                  afterEventId,
+                  false,
+                ),
+              ),
+              (detach) => Effect.sync(detach),
             ),
           ),
         )
       })
+
+    const attach = (threadId: string, sink: StreamSink, afterEventId?: number) =>
+      Effect.suspend(() => {
+        const live = resumable(threadId, afterEventId)
+        if (live === undefined) return Effect.succeed(Option.none())
+        if (!live.finished && live.attachedCount >= maxPerStream) {
+          return Effect.fail(new TooManySubscribers({ threadId, scope: "stream", limit: maxPerStream }))
+        }
+        if (!live.finished && fanout.subscribers >= maxTotal) {
+          return Effect.fail(new TooManySubscribers({ threadId, scope: "hub", limit: maxTotal }))
+        }
+        return Effect.succeed(Option.some(live.attach(sink, afterEventId, true)))
+      })
+
+    const subscriberCount = (threadId?: string) =>
+      Effect.sync(() => (threadId === undefined ? fanout.subscribers : (streams.get(threadId)?.attachedCount ?? 0)))
 
     const activeThreadIds = Effect.sync(() =>
       [...streams.entries()].filter(([, live]) => !live.finished).map(([threadId]) => threadId),
@@ -142,9 +183,8 @@ export const makeMemory = (options: StreamHubOptions) =>
 
     const isActive = (threadId: string) => Effect.sync(() => streams.get(threadId)?.finished === false)
 
-    return StreamHub.of({ open, subscribe, activeThreadIds, isActive })
+    return StreamHub.of({ open, subscribe, attach, subscriberCount, activeThreadIds, isActive })
   })
 
-/** The in-memory hub with SPEC's 60-second retention (or `options`). */
-export const layerMemory = (options: StreamHubOptions = { retention: Duration.seconds(60) }) =>
-  Layer.scoped(StreamHub, makeMemory(options))
+/** The in-memory hub: SPEC's 60-second retention and the default caps, or `options`. */
+export const layerMemory = (options: StreamHubOptions = {}) => Layer.scoped(StreamHub, makeMemory(options))

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { ModelRegistry } from "../models/ModelRegistry.js"
 import type { StoredMessage } from "../threads/Threads.js"
@@ -22,6 +22,9 @@ const textOf = (message: StoredMessage) =>
     .join(" ")
 
 const maxTitleLength = 80
+/** Characters of the model's answer read for a title; the rest is never downloaded. */
+const maxTitleAnswer = 400
+const titleTimeout = Duration.seconds(30)
 
 /** Cleans a model's answer into a title: one line, no quotes or trailing period, bounded. */
 export const cleanTitle = (raw: string): Option.Option<string> => {
@@ -51,19 +54,29 @@ export const layerModel = Layer.effect(
             .slice(0, 4)
             .map((message) => `${message.role}: ${textOf(message).slice(0, 1000)}`)
             .join("\n")
-          const result = yield* Effect.tryPromise(() =>
-            loadAi().then(({ generateText }) =>
-              generateText({
-                model,
-                system: "You name conversations. Answer with a title of at most six words, nothing else.",
-                prompt: `Conversation:\n${transcript}\n\nTitle:`,
-                maxOutputTokens: 24,
-                // One attempt: a title is not worth retries, and the fallback title stays on failure.
-                maxRetries: 0,
-              }),
-            ),
-          )
-          return cleanTitle(result.text)
+          // Streamed and bounded like a chat run: a model that answers for ever (or never) must
+          // not hold memory or a connection for a title. Interruption (the timeout) aborts the call.
+          const text = yield* Effect.tryPromise(async (signal) => {
+            const { streamText } = await loadAi()
+            const result = streamText({
+              model,
+              system: "You name conversations. Answer with a title of at most six words, nothing else.",
+              prompt: `Conversation:\n${transcript}\n\nTitle:`,
+              maxOutputTokens: 24,
+              // One attempt: a title is not worth retries, and the fallback title stays on failure.
+              maxRetries: 0,
+              abortSignal: signal,
+              onError: () => undefined,
+            })
+            let text = ""
+            // Leaving the loop cancels the stream, and with it the provider's response.
+            for await (const delta of result.textStream) {
+              text += delta
+              if (text.length > maxTitleAnswer) break
+            }
+            return text
+          }).pipe(Effect.timeout(titleTimeout))
+          return cleanTitle(text)
         }).pipe(Effect.orElseSucceed(() => Option.none<string>())),
     })
   }),

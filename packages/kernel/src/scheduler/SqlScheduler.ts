@@ -233,6 +233,10 @@ export const make = (
       after: Effect.Effect<void>,
     ) =>
       Effect.gen(function* () {
+        const firedAt = yield* Clock.currentTimeMillis
+        yield* Effect.logInfo("scheduler: task fired").pipe(
+          Effect.annotateLogs({ taskId: entry.id, dueAt: new Date(dueAt).toISOString(), lateMs: firedAt - dueAt }),
+        )
         const outcome = yield* run.pipe(
           Effect.timeoutFail({
             duration: runTimeout,
@@ -244,8 +248,16 @@ export const make = (
               : Effect.succeed({ status: "failed", error: messageOf(cause) } satisfies Outcome),
           ),
         )
+        // One line per outcome; a failure is a warning (its error says why, never the prompt's answer).
+        const finished = {
+          taskId: entry.id,
+          status: outcome.status,
+          durationMs: (yield* Clock.currentTimeMillis) - firedAt,
+        }
         if (outcome.status === "failed") {
-          yield* Effect.logWarning(`scheduler: run failed: ${outcome.error}`)
+          yield* Effect.logWarning(`scheduler: run failed: ${outcome.error}`).pipe(Effect.annotateLogs(finished))
+        } else {
+          yield* Effect.logInfo("scheduler: task finished").pipe(Effect.annotateLogs(finished))
         }
         yield* ledger.finish(entry.id, dueAt, outcome, yield* Clock.currentTimeMillis)
         yield* after

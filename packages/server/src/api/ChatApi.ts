@@ -1,7 +1,8 @@
 import { ChatModel } from "@aide/kernel"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest, Conflict, InternalError, NotFound } from "./ApiErrors.js"
+import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable, TooManyRequests } from "./ApiErrors.js"
+import { type HeaderDoc, responseHeaders } from "./OpenApiHeaders.js"
 import { Authentication } from "./Security.js"
 
 const partsRequired = "parts must be a non-empty array"
@@ -46,10 +47,41 @@ export const EventStream = HttpApiSchema.Text({ contentType: "text/event-stream"
 
 const ThreadIdPath = Schema.Struct({ threadId: Schema.String })
 
+const threadIdHeader: HeaderDoc = { description: "The thread of the stream (new threads get a UUID)", required: true }
+const runIdHeader: HeaderDoc = {
+  description: "The run streaming: the `runId` of POST /api/chat/approve for its tool calls",
+  required: true,
+}
+
+const retryAfterHeader: HeaderDoc = {
+  description: "Seconds to wait before retrying",
+  required: true,
+  schema: { type: "integer", minimum: 0 },
+}
+
+/** The SSE `id:` of the last event the client received; the stream resumes after it. */
+export const ResumeHeaders = Schema.Struct({
+  "last-event-id": Schema.optional(
+    Schema.String.annotations({
+      description: "Last SSE event id received (sent by EventSource on reconnect); the stream resumes after it",
+    }),
+  ),
+})
+
 /** SPEC "Chat": send, approve, reconnect, stop. Streams are SSE; the thread id is in `X-Thread-Id`. */
 export class ChatApi extends HttpApiGroup.make("chat")
   .add(
     HttpApiEndpoint.post("send", "/api/chat")
+      .annotate(OpenApi.Summary, "Send a message and stream the answer (SSE)")
+      // SPEC: X-Thread-Id is always present, errors included, except when the request is
+      // rejected before it names a thread (a body that does not decode).
+      .annotate(
+        OpenApi.Transform,
+        responseHeaders(
+          ["all", { "X-Thread-Id": { ...threadIdHeader, required: false } }],
+          [200, { "X-Thread-Id": threadIdHeader, "X-Run-Id": runIdHeader }],
+        ),
+      )
       .setPayload(ChatBody)
       .addSuccess(EventStream)
       .addError(BadRequest.Wire)
@@ -58,6 +90,8 @@ export class ChatApi extends HttpApiGroup.make("chat")
   )
   .add(
     HttpApiEndpoint.post("approve", "/api/chat/approve")
+      .annotate(OpenApi.Summary, "Approve or deny a run's tool calls and stream the continuation (SSE)")
+      .annotate(OpenApi.Transform, responseHeaders([200, { "X-Thread-Id": threadIdHeader, "X-Run-Id": runIdHeader }]))
       .setPayload(ApproveBody)
       .addSuccess(EventStream)
       .addError(BadRequest.Wire)
@@ -67,12 +101,26 @@ export class ChatApi extends HttpApiGroup.make("chat")
   )
   .add(
     HttpApiEndpoint.get("resume", "/api/chat/:threadId/stream")
+      .annotate(OpenApi.Summary, "Reconnect to a thread's running stream (SSE), or 204")
+      .annotate(
+        OpenApi.Transform,
+        responseHeaders([200, { "X-Thread-Id": threadIdHeader }], [503, { "Retry-After": retryAfterHeader }]),
+      )
       .setPath(ThreadIdPath)
+      .setHeaders(ResumeHeaders)
       .addSuccess(EventStream)
-      .addSuccess(HttpApiSchema.NoContent.annotations({ description: "No stream to resume" })),
+      .addSuccess(
+        HttpApiSchema.NoContent.annotations({
+          description: "No stream to resume: none running (a finished one only with Last-Event-ID)",
+        }),
+      )
+      // Subscriber caps (docs/chat.md): per stream, and over the whole server.
+      .addError(TooManyRequests.Wire)
+      .addError(ServiceUnavailable.Wire),
   )
   .add(
     HttpApiEndpoint.post("stop", "/api/chat/:threadId/stop")
+      .annotate(OpenApi.Summary, "Stop a thread's running answer")
       .setPath(ThreadIdPath)
       .addSuccess(Schema.Struct({ success: Schema.Literal(true), stopped: Schema.Boolean })),
   )

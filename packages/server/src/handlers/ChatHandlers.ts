@@ -1,8 +1,9 @@
 import { Chat, Ids, StreamHub } from "@aide/kernel"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Chunk, Duration, Effect, Option, Stream } from "effect"
+import { Chunk, Duration, Effect, Stream } from "effect"
 import { AideApi } from "../api/AideApi.js"
-import { BadRequest, Conflict, InternalError, NotFound } from "../api/ApiErrors.js"
+import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable, TooManyRequests } from "../api/ApiErrors.js"
+import * as SseSubscribers from "../http/SseSubscribers.js"
 
 const approveRequired = "runId and threadId are required"
 
@@ -18,6 +19,8 @@ const keepAlive = encoder.encode(": keep-alive\n\n")
 export interface ChatHandlerOptions {
   /** Interval of keep-alive comments on an idle stream. */
   readonly heartbeat?: Duration.DurationInput
+  /** How far (bytes) a reconnected client may fall behind before it is dropped; default 1 MiB. */
+  readonly maxLagBytes?: number
 }
 
 /** Frames that arrived together, as one buffer: one socket write (`writev`) instead of one per frame. */
@@ -80,11 +83,32 @@ const sseResponse = (
     },
   )
 
+/**
+ * The `Last-Event-ID` of a reconnect: undefined when absent, or when it is no event id of ours
+ * (not a non-negative integer): such a request is a plain reconnect, not the rest of a stream.
+ */
 const lastEventId = (request: HttpServerRequest.HttpServerRequest) => {
   const header = request.headers["last-event-id"]
-  const id = header === undefined ? Number.NaN : Number(header)
-  return Number.isInteger(id) && id >= 0 ? id : 0
+  if (header === undefined || !/^\d{1,15}$/.test(header.trim())) return undefined
+  return Number(header.trim())
 }
+
+/** Seconds a client refused for capacity should wait: a slot frees when a subscriber leaves or a run ends. */
+const retryAfterSeconds = "10"
+
+/** The caps of `StreamHub.attach`, as answered: the stream's to its client (429), the server's (503). */
+const subscriberLimit = (error: StreamHub.TooManySubscribers) =>
+  HttpApp.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", retryAfterSeconds)),
+  ).pipe(
+    Effect.zipRight(
+      Effect.fail<TooManyRequests | ServiceUnavailable>(
+        error.scope === "stream"
+          ? new TooManyRequests({ error: "too many subscribers to this stream" })
+          : new ServiceUnavailable({ error: "too many open streams on this server" }),
+      ),
+    ),
+  )
 
 /** Failures of starting a run, as `send` and `approve` both answer them. */
 const runErrors = {
@@ -98,9 +122,13 @@ export const layer = (options: ChatHandlerOptions = {}) =>
   HttpApiBuilder.group(AideApi, "chat", (handlers) =>
     Effect.gen(function* () {
       const chat = yield* Chat.Chat
-      const hub = yield* StreamHub.StreamHub
       const ids = yield* Ids.Ids
       const heartbeat = Duration.decode(options.heartbeat ?? Duration.seconds(15))
+      // Reconnects are many and cheap each (see SseSubscribers); the answer of a send stays a Stream.
+      const subscribers = yield* SseSubscribers.make({
+        heartbeat,
+        ...(options.maxLagBytes === undefined ? {} : { maxLagBytes: options.maxLagBytes }),
+      })
       return handlers
         .handle("send", ({ payload }) =>
           Effect.gen(function* () {
@@ -121,9 +149,14 @@ export const layer = (options: ChatHandlerOptions = {}) =>
             if (typeof runId !== "string" || runId === "" || typeof threadId !== "string" || threadId === "") {
               return yield* new BadRequest({ error: approveRequired })
             }
-            yield* HttpApp.appendPreResponseHandler((_request, response) =>
-              Effect.succeed(HttpServerResponse.setHeader(response, "x-thread-id", threadId)),
-            )
+            // Echoed only when it can be a thread id (POST /api/chat's rule): a CR, LF or control
+            // character makes Node refuse the header and the request never answers; 100 KB of
+            // id overflows the client's header limit. Such a thread does not exist anyway: 404.
+            if (/^[\w.:-]{1,100}$/.test(threadId)) {
+              yield* HttpApp.appendPreResponseHandler((_request, response) =>
+                Effect.succeed(HttpServerResponse.setHeader(response, "x-thread-id", threadId)),
+              )
+            }
             const toolCallId = yield* optionalString(payload.toolCallId, "toolCallId")
             const messageId = yield* optionalString(payload.messageId, "messageId")
             // Anything but a boolean is no decision: the kernel answers `approved must be true or false`.
@@ -141,14 +174,9 @@ export const layer = (options: ChatHandlerOptions = {}) =>
           }),
         )
         .handle("resume", ({ path, request }) =>
-          hub.subscribe(path.threadId, lastEventId(request)).pipe(
-            Effect.map(
-              Option.match({
-                onNone: () => HttpServerResponse.empty({ status: 204 }),
-                onSome: (frames) => sseResponse(path.threadId, frames, heartbeat),
-              }),
-            ),
-          ),
+          subscribers
+            .respond(request, path.threadId, lastEventId(request))
+            .pipe(Effect.catchTag("TooManySubscribers", subscriberLimit)),
         )
         .handle("stop", ({ path }) =>
           chat.stop(path.threadId).pipe(Effect.map((stopped) => ({ success: true as const, stopped }))),

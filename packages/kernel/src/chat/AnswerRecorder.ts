@@ -1,0 +1,57 @@
+import type { UIMessageChunk } from "ai"
+import { Clock, Effect } from "effect"
+import type { StoredMessage } from "../threads/Threads.js"
+import { messageOf } from "./ChatMessages.js"
+import type { AssistantMetadata } from "./ChatModel.js"
+import { RunCut } from "./ModelStream.js"
+import { record, settle } from "./PartialAnswer.js"
+import * as RunBounds from "./RunBounds.js"
+
+/**
+ * What a run has sent to its clients: counted against the answer limit, kept compact, and saved
+ * as a checkpoint every `checkpointMillis` so that a process killed mid-stream keeps what its
+ * clients were shown. The final save of the run replaces the checkpoint.
+ */
+export const make = (options: {
+  readonly publish: (chunk: UIMessageChunk) => Effect.Effect<void>
+  readonly save: (message: StoredMessage) => Effect.Effect<void, unknown>
+  /** The message a resumed run continues: a rebuilt message starts from its parts. */
+  readonly continued: StoredMessage | undefined
+  readonly metadata: AssistantMetadata
+  readonly bounds: RunBounds.RunBounds
+  readonly checkpointMillis: number
+  readonly startedAt: number
+}) => {
+  const sent: Array<UIMessageChunk> = []
+  let bytes = 0
+  let checkpointedAt = options.startedAt
+
+  /** Sends `chunk`, unless it would take the answer over its limit (then `RunCut`, nothing sent). */
+  const relay = (chunk: UIMessageChunk): Effect.Effect<void, RunCut> =>
+    Effect.suspend(() => {
+      bytes += RunBounds.chunkBytes(chunk)
+      if (bytes > options.bounds.maxAnswerBytes) return Effect.fail(new RunCut({ reason: "max-answer-bytes" }))
+      record(sent, chunk)
+      return options.publish(chunk)
+    })
+
+  /** The message as a client that read every sent chunk has it. */
+  const rebuild = Effect.suspend(() => messageOf(sent, options.continued))
+
+  /** Saves the answer so far, marked `partial` and settled (never `streaming`), when it is due. */
+  const checkpoint = Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    if (now - checkpointedAt < options.checkpointMillis) return
+    checkpointedAt = now
+    const partial = yield* rebuild
+    if (partial === undefined || partial.parts.length === 0) return
+    yield* options.save(
+      settle(
+        { id: partial.id, role: "assistant", parts: partial.parts, metadata: { ...options.metadata, partial: true } },
+        { keepApprovals: false },
+      ),
+    )
+  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("chat: saving a checkpoint failed", cause)))
+
+  return { relay, rebuild, checkpoint, bytes: () => bytes }
+}

@@ -1,0 +1,157 @@
+import type { LanguageModel, ModelMessage, ToolSet, UIMessage, UIMessageChunk } from "ai"
+import { Clock, Data, Duration, Effect, Fiber } from "effect"
+import { ChatModelError } from "./ChatErrors.js"
+import { errorMessage, isContent, loadAi } from "./ChatMessages.js"
+import type { AssistantMetadata } from "./ChatModel.js"
+import * as RunBounds from "./RunBounds.js"
+
+/**
+ * One model call of a run, read as UI message chunks: the AI SDK's stream with the run's idle
+ * watchdog around it, held until the first content (or a failure) so that a failure before any
+ * content can still be an error response.
+ */
+
+/** A run cut short by its bounds. */
+export class RunCut extends Data.TaggedError("RunCut")<{ readonly reason: "max-answer-bytes" | "idle-timeout" }> {}
+
+export interface ModelCall {
+  readonly model: LanguageModel
+  readonly settings: object
+  readonly system: string
+  readonly messages: ReadonlyArray<ModelMessage>
+  readonly tools: ToolSet
+  readonly maxSteps: number
+  readonly maxRetries: number
+  readonly controller: AbortController
+  /** The history as stored: the SDK continues its last assistant message (a resumed run). */
+  readonly originalMessages: ReadonlyArray<unknown>
+  readonly assistantId: string
+  readonly metadata: AssistantMetadata
+  readonly bounds: RunBounds.RunBounds
+  readonly onProviderError: (error: unknown) => void
+}
+
+/** What the SDK reported when the stream ended. */
+export interface Outcome {
+  responseMessage: UIMessage | undefined
+  aborted: boolean
+  usage: { readonly inputTokens?: number | undefined; readonly outputTokens?: number | undefined }
+  finishReason: string | undefined
+}
+
+export interface ModelStream {
+  /** The chunks up to and including the first content; `ended` when the stream ended within them. */
+  readonly head: ReadonlyArray<UIMessageChunk>
+  readonly ended: boolean
+  readonly read: Effect.Effect<ReadableStreamReadResult<UIMessageChunk>, ChatModelError | RunCut>
+  /** Ends the model call and the SDK's stream: a pending read resolves at once. */
+  readonly abandon: Effect.Effect<void>
+  /** Stops the idle watchdog (once reading is over). */
+  readonly done: Effect.Effect<void>
+  readonly outcome: Outcome
+}
+
+/** Starts the call; fails with `ChatModelError` when the model fails (or stays silent) before any content. */
+export const open = (call: ModelCall) =>
+  Effect.gen(function* () {
+    const { stepCountIs, streamText } = yield* Effect.promise(loadAi)
+    const outcome: Outcome = {
+      responseMessage: undefined,
+      aborted: false,
+      usage: {},
+      finishReason: undefined,
+    }
+    const uiStream = streamText({
+      model: call.model,
+      system: call.system,
+      messages: call.messages as Array<ModelMessage>,
+      tools: call.tools,
+      stopWhen: stepCountIs(call.maxSteps),
+      abortSignal: call.controller.signal,
+      maxRetries: call.maxRetries,
+      onError: ({ error }) => call.onProviderError(error),
+      ...call.settings,
+    }).toUIMessageStream({
+      originalMessages: call.originalMessages as Array<UIMessage>,
+      // Continuing after an approval keeps the paused assistant message's id (the SDK takes the
+      // last assistant message's id); a new answer gets this one.
+      generateMessageId: () => call.assistantId,
+      messageMetadata: ({ part }) => {
+        if (part.type === "finish") {
+          outcome.usage = part.totalUsage
+          outcome.finishReason = part.finishReason
+        }
+        return part.type === "start" ? call.metadata : undefined
+      },
+      onFinish: ({ responseMessage, isAborted }) => {
+        outcome.responseMessage = responseMessage
+        outcome.aborted = isAborted
+      },
+      onError: errorMessage,
+    })
+    const reader = uiStream.getReader()
+    const abandon = Effect.sync(() => {
+      reader.cancel().catch(() => undefined)
+      call.controller.abort()
+    })
+
+    // A model (or a tool) silent for too long ends the run: nothing else would. One watchdog per
+    // call, not a timeout per read (that costs ~20 µs of fibers per relayed chunk).
+    let lastActivity = yield* Clock.currentTimeMillis
+    let silent = false
+    const idleMillis = Duration.toMillis(call.bounds.idleTimeout)
+    const watchdog = yield* Effect.fork(
+      Effect.gen(function* () {
+        while (true) {
+          const silentFor = (yield* Clock.currentTimeMillis) - lastActivity
+          if (silentFor >= idleMillis) break
+          yield* Effect.sleep(idleMillis - silentFor)
+        }
+        silent = true
+        yield* abandon
+      }),
+    )
+    // A stream cut mid-way makes the read reject (it is not an `error` chunk): a model failure.
+    const read = Effect.tryPromise({
+      try: () => reader.read(),
+      catch: (error) => new ChatModelError({ message: errorMessage(error) }),
+    }).pipe(
+      Effect.zipLeft(
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.sync(() => {
+            lastActivity = now
+          }),
+        ),
+      ),
+      Effect.filterOrFail(
+        () => !silent,
+        (): RunCut | ChatModelError => new RunCut({ reason: "idle-timeout" }),
+      ),
+    )
+    const done = Fiber.interrupt(watchdog)
+
+    // Hold the response until the model has produced content or failed: a failure before any
+    // content is an error response (500), not a stream that carries only an error.
+    const head: Array<UIMessageChunk> = []
+    let ended = false
+    while (true) {
+      const next = yield* read.pipe(
+        Effect.catchTag("RunCut", (cut) =>
+          Effect.fail(new ChatModelError({ message: RunBounds.cutText(cut.reason, call.bounds) })),
+        ),
+        Effect.tapError(() => done),
+      )
+      if (next.done) {
+        ended = true
+        break
+      }
+      if (next.value.type === "error" && !head.some(isContent)) {
+        yield* done
+        yield* Effect.promise(() => reader.cancel())
+        return yield* new ChatModelError({ message: next.value.errorText })
+      }
+      head.push(next.value)
+      if (isContent(next.value)) break
+    }
+    return { head, ended, read, abandon, done, outcome } satisfies ModelStream
+  })

@@ -1,0 +1,144 @@
+import { Readable } from "node:stream"
+import { StreamHub } from "@aide/kernel"
+import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { Duration, Effect, Option } from "effect"
+
+/**
+ * Reconnected clients of chat streams (`GET /api/chat/:threadId/stream`), written to without a
+ * fiber, queue or Effect Stream each: the hub hands every subscriber the same bytes and each gets
+ * one push into a Node Readable piped into its response. Thousands of them on one stream cost a
+ * socket write each per event, and a few KB each while idle.
+ */
+
+const keepAlive = Buffer.from(": keep-alive\n\n")
+const done = Buffer.from(StreamHub.doneFrame)
+
+/** The last frames handed over, as a Buffer view: one view per batch, not one per subscriber. */
+let lastBytes: Uint8Array | undefined
+let lastBuffer: Buffer = Buffer.alloc(0)
+const asBuffer = (bytes: Uint8Array): Buffer => {
+  if (bytes !== lastBytes) {
+    lastBytes = bytes
+    lastBuffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  }
+  return lastBuffer
+}
+
+/** One subscriber's response body: the hub pushes into it, Node pipes it into the socket. */
+class SseBody extends Readable implements StreamHub.StreamSink {
+  /** Set once attached; detaches from the hub when the body is destroyed (client gone). */
+  detach: (() => void) | undefined = undefined
+  #limit = -1
+
+  constructor(
+    private readonly open: Set<SseBody>,
+    private readonly maxLagBytes: number,
+  ) {
+    super()
+    open.add(this)
+  }
+
+  override _read(): void {}
+
+  onFrames(_frames: ReadonlyArray<StreamHub.StreamFrame>, bytes: Uint8Array): void {
+    if (this.destroyed) return
+    // The first write is the replay, however long: a reader that cannot keep up with what
+    // follows is dropped (it may reconnect with Last-Event-ID) rather than buffered without bound.
+    if (this.#limit < 0) this.#limit = bytes.length + this.maxLagBytes
+    else if (this.readableLength > this.#limit) return void this.destroy()
+    this.push(asBuffer(bytes))
+  }
+
+  onEnd(): void {
+    if (this.destroyed) return
+    this.push(done)
+    this.push(null)
+  }
+
+  heartbeat(): void {
+    if (!this.destroyed && !this.readableEnded) this.push(keepAlive)
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.detach?.()
+    this.detach = undefined
+    this.open.delete(this)
+    callback(error)
+  }
+}
+
+export interface SseSubscribersOptions {
+  /** Interval of keep-alive comments. */
+  readonly heartbeat: Duration.DurationInput
+  /** How far (bytes) a subscriber may fall behind the live events before it is dropped; default 1 MiB. */
+  readonly maxLagBytes?: number
+}
+
+export const defaultMaxLagBytes = 1024 * 1024
+
+const headers = (threadId: string) => ({
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+  "x-vercel-ai-ui-message-stream": "v1",
+  "x-thread-id": threadId,
+})
+
+/**
+ * `respond(request, threadId, afterEventId)`: the SSE response of a reconnect, or 204 when there
+ * is no stream to resume. One timer sends the keep-alive comments of every subscriber.
+ */
+export const make = (options: SseSubscribersOptions) =>
+  Effect.gen(function* () {
+    const hub = yield* StreamHub.StreamHub
+    const open = new Set<SseBody>()
+    const maxLagBytes = options.maxLagBytes ?? defaultMaxLagBytes
+    const interval = Duration.toMillis(Duration.decode(options.heartbeat))
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const timer = setInterval(() => {
+          for (const body of open) body.heartbeat()
+        }, interval)
+        timer.unref()
+        return timer
+      }),
+      (timer) =>
+        Effect.sync(() => {
+          clearInterval(timer)
+          for (const body of open) body.destroy()
+        }),
+    )
+
+    const respond = (
+      request: HttpServerRequest.HttpServerRequest,
+      threadId: string,
+      afterEventId: number | undefined,
+    ) =>
+      Effect.suspend(() => {
+        const body = new SseBody(open, maxLagBytes)
+        // Whatever becomes of the request fiber (interrupted before the body is piped, say), the
+        // subscriber leaves the hub when its connection closes.
+        NodeHttpServerRequest.toServerResponse(request).once("close", () => body.destroy())
+        return hub.attach(threadId, body, afterEventId).pipe(
+          Effect.map(
+            Option.match({
+              onNone: () => {
+                body.destroy()
+                return HttpServerResponse.empty({ status: 204 })
+              },
+              onSome: (detach) => {
+                body.detach = detach
+                return HttpServerResponse.raw(body, {
+                  status: 200,
+                  contentType: "text/event-stream",
+                  headers: headers(threadId),
+                })
+              },
+            }),
+          ),
+          Effect.tapError(() => Effect.sync(() => body.destroy())),
+        )
+      })
+
+    return { respond } as const
+  })
