@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { defineConfig, type Options } from "tsup"
 
 type EsbuildPlugin = NonNullable<Options["esbuildPlugins"]>[number]
 
 /**
  * `@effect/platform`'s barrel re-exports HttpApiScalar, which would put its 3.3 MB inline UI in
- * the startup chunk. Server.ts loads it with `import()` on the first `/api/docs` request; dropping
+ * the startup chunk. http/ApiDocs.ts loads it with `import()` on the first `/api/docs` request; dropping
  * the barrel's re-export lets it live in that lazy chunk only. (The build fails loudly if code
  * ever imports `HttpApiScalar` from the barrel.)
  */
@@ -19,33 +20,52 @@ const lazyScalar: EsbuildPlugin = {
   },
 }
 
-export default defineConfig([
-  // The library: types and ESM for people who embed the server.
-  {
-    entry: { index: "src/index.ts" },
-    format: ["esm"],
-    dts: true,
-    sourcemap: true,
-    clean: true,
-    target: "node20",
+/**
+ * The process bundle takes the kernel from its sources, not from its `dist`: `pnpm start` then
+ * builds one bundle and no type declarations (see scripts/start.mjs), and the bundle never runs
+ * a stale kernel build.
+ */
+const kernelSources: EsbuildPlugin = {
+  name: "aide-kernel-sources",
+  setup(build) {
+    const sources = fileURLToPath(new URL("../kernel/src/", import.meta.url))
+    build.onResolve({ filter: /^@aide\/kernel(\/postgres)?$/ }, (args) => ({
+      path: `${sources}${args.path === "@aide/kernel" ? "index.ts" : "postgres.ts"}`,
+    }))
   },
+}
+
+/** `AIDE_BUILD=runtime` (scripts/start.mjs): only what running needs, the process bundle. */
+const runtimeOnly = process.env.AIDE_BUILD === "runtime"
+
+const library: Options = {
+  // The library: types and ESM for people who embed the server.
+  entry: { index: "src/index.ts" },
+  format: ["esm"],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: "node20",
+}
+
+const processBundle: Options = {
   // The process: one bundle (fast cold start); native modules stay outside. The PostgreSQL
   // driver (pure JS, not a dependency of this package) is bundled into a lazy chunk loaded
   // only when DATABASE_URL is set.
-  {
-    entry: { main: "src/main.ts" },
-    format: ["esm"],
-    sourcemap: true,
-    target: "node20",
-    splitting: true,
-    // Whitespace and syntax only: less to parse at start, readable names in stack traces.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    esbuildPlugins: [lazyScalar],
-    noExternal: [/^(?!better-sqlite3$|argon2$|pg-native$).*/],
-    external: ["better-sqlite3", "argon2", "pg-native"],
-    banner: {
-      js: "import { createRequire as __aideCreateRequire } from 'node:module'; const require = __aideCreateRequire(import.meta.url);",
-    },
+  entry: { main: "src/main.ts" },
+  format: ["esm"],
+  sourcemap: true,
+  target: "node20",
+  splitting: true,
+  // Whitespace and syntax only: less to parse at start, readable names in stack traces.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  esbuildPlugins: [lazyScalar, kernelSources],
+  noExternal: [/^(?!better-sqlite3$|argon2$|pg-native$).*/],
+  external: ["better-sqlite3", "argon2", "pg-native"],
+  banner: {
+    js: "import { createRequire as __aideCreateRequire } from 'node:module'; const require = __aideCreateRequire(import.meta.url);",
   },
-])
+}
+
+export default defineConfig(runtimeOnly ? [processBundle] : [library, processBundle])

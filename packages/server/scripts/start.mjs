@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// `pnpm start`: builds the server when its bundle is missing or older than the sources, then runs it.
+// `pnpm start`: builds the process bundle when it is missing or older than its sources, then runs it.
+// Only the bundle: no type declarations and no kernel `dist` (the bundle takes the kernel from its
+// sources, see tsup.config.ts), so a fresh clone starts in seconds. `pnpm build` builds everything.
 import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, statSync } from "node:fs"
+import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
@@ -9,28 +12,39 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const workspace = join(root, "..", "..")
 const bundle = join(root, "dist", "main.js")
 
-const newest = (dir) => {
+const newest = (path) => {
+  if (!existsSync(path)) return 0
+  const stat = statSync(path)
+  if (!stat.isDirectory()) return stat.mtimeMs
   let latest = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs)
-  }
+  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)))
   return latest
 }
 
-const sources = [join(root, "src"), join(workspace, "packages", "kernel", "src")]
-const stale = !existsSync(bundle) || sources.some((dir) => newest(dir) > statSync(bundle).mtimeMs)
+const sources = [
+  join(root, "src"),
+  join(root, "tsup.config.ts"),
+  join(root, "package.json"),
+  join(workspace, "packages", "kernel", "src"),
+  join(workspace, "packages", "kernel", "package.json"),
+]
+const stale = !existsSync(bundle) || sources.some((path) => newest(path) > statSync(bundle).mtimeMs)
 if (stale) {
-  console.error("[aide] building the server…")
-  // Under `pnpm start`, npm_execpath is pnpm itself: no global pnpm needed.
-  const execPath = process.env.npm_execpath
-  const [command, args] = execPath ? [process.execPath, [execPath]] : ["pnpm", []]
-  const build = spawnSync(command, [...args, "--filter", "@aide/server...", "run", "build"], {
-    cwd: workspace,
+  const started = Date.now()
+  console.error("[aide] building the server bundle (once, after each change of the sources)…")
+  const tsupPackage = createRequire(join(workspace, "package.json")).resolve("tsup/package.json")
+  const tsup = join(dirname(tsupPackage), "dist", "cli-default.js")
+  // tsup prints each step ("Build start", "Build success"): that is the progress shown.
+  const build = spawnSync(process.execPath, [tsup], {
+    cwd: root,
+    env: { ...process.env, AIDE_BUILD: "runtime" },
     stdio: ["ignore", "inherit", "inherit"],
-    shell: process.platform === "win32",
   })
-  if (build.status !== 0) process.exit(build.status ?? 1)
+  if (build.status !== 0) {
+    console.error("[aide] the build failed (output above)")
+    process.exit(build.status ?? 1)
+  }
+  console.error(`[aide] built in ${((Date.now() - started) / 1000).toFixed(1)} s; starting…`)
 }
 
 // `pnpm start` runs in this package's folder; keep the data where the user ran the command.

@@ -1,5 +1,5 @@
 import { createServer } from "node:http"
-import { Kernel, SigningSecret, type StorageError } from "@aide/kernel"
+import { Kernel, SigningSecret, type StorageError, StreamHub } from "@aide/kernel"
 import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerResponse, OpenApi } from "@effect/platform"
 // Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -16,9 +16,11 @@ import * as ModelsHandlers from "./handlers/ModelsHandlers.js"
 import * as ScheduleHandlers from "./handlers/ScheduleHandlers.js"
 import * as StatusHandlers from "./handlers/StatusHandlers.js"
 import * as ThreadsHandlers from "./handlers/ThreadsHandlers.js"
+import * as ApiDocs from "./http/ApiDocs.js"
 import * as Authentication from "./http/Authentication.js"
 import * as Cors from "./http/Cors.js"
 import * as ErrorHandling from "./http/ErrorHandling.js"
+import * as HostCheck from "./http/HostCheck.js"
 import * as RateLimit from "./http/RateLimit.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { version } from "./version.js"
@@ -30,6 +32,8 @@ export interface ServerOptions extends ServerConfig {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Interval of keep-alive comments on idle chat streams; default 15 s. */
   readonly chatHeartbeat?: Duration.DurationInput
+  /** Bytes a reconnected chat client may fall behind before it is dropped; default 1 MiB. */
+  readonly chatMaxLagBytes?: number
 }
 
 /** PostgreSQL is loaded only when asked for, so SQLite servers never pay for the driver. */
@@ -61,7 +65,21 @@ export const kernelLayer = (options: ServerOptions) =>
         ...(signingSecret === undefined ? {} : { signingSecret }),
         env: options.env ?? process.env,
         mcpOAuth: { publicUrl: options.publicUrl ?? defaultPublicUrl(options) },
+        streamHub: StreamHub.layerMemory({
+          ...(options.streamMaxSubscribersPerStream === undefined
+            ? {}
+            : { maxSubscribersPerStream: options.streamMaxSubscribersPerStream }),
+          ...(options.streamMaxSubscribers === undefined ? {} : { maxSubscribers: options.streamMaxSubscribers }),
+        }),
         ...options.kernel,
+        // Run bounds from the environment; a kernel override (tests) wins field by field.
+        chat: {
+          ...(options.runMaxAnswerBytes === undefined ? {} : { maxAnswerBytes: options.runMaxAnswerBytes }),
+          ...(options.runIdleTimeoutSeconds === undefined
+            ? {}
+            : { idleTimeout: Duration.seconds(options.runIdleTimeoutSeconds) }),
+          ...options.kernel?.chat,
+        },
       })
     }),
   )
@@ -72,7 +90,10 @@ export const apiLayer = (options: ServerOptions) =>
     Layer.provide([
       StatusHandlers.layer({ name: "aide", version, runtime: "node", serverless: false }),
       AuthHandlers.layer({ trustProxy: options.trustProxy }),
-      ChatHandlers.layer(options.chatHeartbeat === undefined ? {} : { heartbeat: options.chatHeartbeat }),
+      ChatHandlers.layer({
+        ...(options.chatHeartbeat === undefined ? {} : { heartbeat: options.chatHeartbeat }),
+        ...(options.chatMaxLagBytes === undefined ? {} : { maxLagBytes: options.chatMaxLagBytes }),
+      }),
       ThreadsHandlers.layer,
       ConfigHandlers.layer,
       ModelsHandlers.layer,
@@ -101,28 +122,25 @@ const createHttpServer = () => {
 }
 
 /**
- * `HttpApiScalar.layer` at `path`, loaded on the first request for it: the Scalar UI is a 3.3 MB
- * script that would otherwise be parsed, encoded and held in memory by every server process
- * (~30 MiB RSS). The page is the same bytes. tsup.config.ts keeps it out of the startup chunk.
+ * The API reference at `path` and its script at `path/scalar.js` (http/ApiDocs.ts: self-contained,
+ * with a CSP), built on the first request for either: the Scalar UI is a 3.3 MB script that
+ * would otherwise be parsed, encoded and held in memory by every server process (~30 MiB RSS).
+ * tsup.config.ts keeps it out of the startup chunk.
  */
 const lazyDocs = (path: `/${string}`) =>
   HttpApiBuilder.Router.use((router) =>
     Effect.gen(function* () {
       const api = yield* HttpApi.Api
-      const docs = yield* Effect.cached(
-        Effect.promise(() => import("@effect/platform/HttpApiScalar")).pipe(
-          Effect.flatMap((Scalar) =>
-            Effect.provide(
-              Effect.flatMap(HttpApiBuilder.Router, (docsRouter) => docsRouter.router),
-              Scalar.layer({ path }).pipe(
-                Layer.provideMerge(HttpApiBuilder.Router.Live),
-                Layer.provide(Layer.succeed(HttpApi.Api, api)),
-              ),
-            ),
-          ),
-        ),
+      const scriptPath = `${path}/scalar.js` as const
+      const docs = yield* Effect.cached(ApiDocs.make(api, scriptPath))
+      yield* router.get(
+        path,
+        Effect.map(docs, (built) => built.page),
       )
-      yield* router.get(path, Effect.flatten(docs))
+      yield* router.get(
+        scriptPath,
+        Effect.map(docs, (built) => built.script),
+      )
     }),
   )
 
@@ -141,6 +159,13 @@ const lazyOpenApi = (path: `/${string}`) =>
     }),
   )
 
+const hostCheckOptions = (options: ServerOptions): HostCheck.HostCheckOptions => ({
+  allowedHosts: options.allowedHosts ?? [],
+  host: options.host,
+  publicUrl: options.publicUrl,
+  corsOrigins: options.corsOrigins ?? [],
+})
+
 /**
  * The whole server: kernel, API, OpenAPI at `/api/openapi.json`, docs at `/api/docs`, listening
  * on `options.host:options.port`. Build it (e.g. `Layer.launch`) to serve; closing its scope
@@ -153,6 +178,9 @@ export const layer = (options: ServerOptions) =>
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(lazyDocs("/api/docs")),
     Layer.provide(lazyOpenApi("/api/openapi.json")),
+    // Outermost: a foreign Host (DNS rebinding) or Origin is refused before anything else runs.
+    Layer.provide(HostCheck.layer(hostCheckOptions(options))),
+    Layer.provide(HostCheck.startupWarning(hostCheckOptions(options))),
     // Built after ErrorHandling, so it wraps it: its 413/415/404 answers carry the CORS headers too.
     Layer.provide(Cors.layer(options.corsOrigins ?? [])),
     Layer.provide(

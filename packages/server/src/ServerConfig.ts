@@ -1,6 +1,7 @@
-import { Config, type Option, type Redacted } from "effect"
+import { Config, ConfigError, Either, Option, Redacted } from "effect"
 import { parseTrustProxy, type TrustProxy } from "./http/ClientAddress.js"
 import { parseCorsOrigins } from "./http/Cors.js"
+import { parseAllowedHosts } from "./http/HostCheck.js"
 
 /** How the process is configured; every field has an environment variable (see docs/configuration.md). */
 export interface ServerConfig {
@@ -14,7 +15,7 @@ export interface ServerConfig {
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
   /** `AIDE_JWT_SECRET` (≥ 32 bytes): else generated into the data directory. */
   readonly jwtSecret: Option.Option<Redacted.Redacted<string>>
-  /** `AIDE_TRUST_PROXY`: whether to believe `X-Forwarded-For` (see ClientAddress). */
+  /** `AIDE_TRUST_PROXY`: how many proxy hops of `X-Forwarded-For` to believe (see ClientAddress). */
   readonly trustProxy: TrustProxy
   /** `AIDE_MAX_BODY_BYTES`, default 1 MiB: larger request bodies get 413. */
   readonly maxBodyBytes: number
@@ -22,23 +23,73 @@ export interface ServerConfig {
   readonly chatMaxBodyBytes: number
   /** `AIDE_CORS_ORIGINS`: browser origins allowed to call the API (comma-separated, `*` for any); default none. */
   readonly corsOrigins?: ReadonlyArray<string>
+  /** `AIDE_ALLOWED_HOSTS`: host names served besides loopback, IP literals, HOST and AIDE_PUBLIC_URL's (`*`: any). */
+  readonly allowedHosts?: ReadonlyArray<string>
   /** `AIDE_PUBLIC_URL`: base URL browsers reach this server at (OAuth callbacks); default `http://<HOST>:<PORT>`. */
   readonly publicUrl?: string | undefined
+  /** `AIDE_RUN_MAX_ANSWER_BYTES`, default 1 MiB: a chat answer is cut (and kept) at this size. */
+  readonly runMaxAnswerBytes?: number | undefined
+  /** `AIDE_RUN_IDLE_TIMEOUT` in seconds, default 120: a chat run whose model is silent this long is cut. */
+  readonly runIdleTimeoutSeconds?: number | undefined
+  /** `AIDE_STREAM_MAX_SUBSCRIBERS_PER_STREAM`, default 1,000: more reconnects to one chat stream get 429. */
+  readonly streamMaxSubscribersPerStream?: number | undefined
+  /** `AIDE_STREAM_MAX_SUBSCRIBERS`, default 10,000: more reconnects over all chat streams get 503. */
+  readonly streamMaxSubscribers?: number | undefined
 }
 
 export const defaultMaxBodyBytes = 1024 * 1024
 export const defaultChatMaxBodyBytes = 20 * 1024 * 1024
 
+/**
+ * PostgreSQL is the only database a URL can name (SQLite is the default, without one). Checked
+ * here, so `mysql://…` or a typo is refused with its reason instead of a DNS error later; the
+ * message never repeats the URL (it may hold a password).
+ */
+const checkDatabaseUrl = (url: string) => {
+  const expected = "expected postgres://user:password@host:5432/database, or unset it for SQLite"
+  let protocol: string
+  try {
+    protocol = new URL(url).protocol
+  } catch {
+    return Either.left(ConfigError.InvalidData([], `DATABASE_URL is not a URL (${expected})`))
+  }
+  return protocol === "postgres:" || protocol === "postgresql:"
+    ? Either.right(url)
+    : Either.left(
+        ConfigError.InvalidData(
+          [],
+          `DATABASE_URL names a ${protocol.slice(0, -1)} database; Aide supports PostgreSQL only (${expected})`,
+        ),
+      )
+}
+
+const positive = { message: "must be a positive number", validation: (n: number) => n > 0 }
+
 export const fromEnv: Config.Config<ServerConfig> = Config.all({
   port: Config.integer("PORT").pipe(Config.withDefault(4111)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   dataDir: Config.string("AIDE_DATA_DIR").pipe(Config.withDefault("./.aide")),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  databaseUrl: Config.option(
+    Config.string("DATABASE_URL").pipe(Config.mapOrFail(checkDatabaseUrl), Config.map(Redacted.make)),
+  ),
   jwtSecret: Config.option(Config.redacted("AIDE_JWT_SECRET")),
-  trustProxy: Config.string("AIDE_TRUST_PROXY").pipe(Config.withDefault(""), Config.map(parseTrustProxy)),
+  trustProxy: Config.string("AIDE_TRUST_PROXY").pipe(Config.withDefault(""), Config.mapAttempt(parseTrustProxy)),
   maxBodyBytes: Config.integer("AIDE_MAX_BODY_BYTES").pipe(Config.withDefault(defaultMaxBodyBytes)),
   chatMaxBodyBytes: Config.integer("AIDE_MAX_CHAT_BODY_BYTES").pipe(Config.withDefault(defaultChatMaxBodyBytes)),
   corsOrigins: Config.string("AIDE_CORS_ORIGINS").pipe(Config.withDefault(""), Config.map(parseCorsOrigins)),
+  allowedHosts: Config.string("AIDE_ALLOWED_HOSTS").pipe(Config.withDefault(""), Config.map(parseAllowedHosts)),
+  runMaxAnswerBytes: Config.option(Config.integer("AIDE_RUN_MAX_ANSWER_BYTES").pipe(Config.validate(positive))).pipe(
+    Config.map(Option.getOrUndefined),
+  ),
+  runIdleTimeoutSeconds: Config.option(Config.number("AIDE_RUN_IDLE_TIMEOUT").pipe(Config.validate(positive))).pipe(
+    Config.map(Option.getOrUndefined),
+  ),
+  streamMaxSubscribersPerStream: Config.option(
+    Config.integer("AIDE_STREAM_MAX_SUBSCRIBERS_PER_STREAM").pipe(Config.validate(positive)),
+  ).pipe(Config.map(Option.getOrUndefined)),
+  streamMaxSubscribers: Config.option(
+    Config.integer("AIDE_STREAM_MAX_SUBSCRIBERS").pipe(Config.validate(positive)),
+  ).pipe(Config.map(Option.getOrUndefined)),
   publicUrl: Config.string("AIDE_PUBLIC_URL").pipe(
     Config.withDefault(""),
     Config.map((url) => (url === "" ? undefined : url.replace(/\/+$/, ""))),

@@ -1,15 +1,25 @@
 #!/usr/bin/env node
+import { StreamHub } from "@aide/kernel"
 // Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Effect, Layer, Logger, LogLevel } from "effect"
+import { Cause, Effect, Either, Layer, Logger } from "effect"
+import { loggerLayer, parseLogFormat, parseLogLevel } from "./process/LogSettings.js"
+import * as StartupFailure from "./process/StartupFailure.js"
 import * as Server from "./Server.js"
 import * as ServerConfig from "./ServerConfig.js"
 
-/** The `aide-server` process: configuration from the environment, JSON logs, clean shutdown on signals. */
+/** The configuration, once read: a startup failure names the port or directory it concerns. */
+let config: ServerConfig.ServerConfig | undefined
+
+/**
+ * The `aide-server` process: configuration from the environment, logs as text on a terminal and
+ * JSON lines otherwise, clean shutdown on signals.
+ */
 const program = Effect.gen(function* () {
-  const config = yield* ServerConfig.fromEnv
+  config = yield* ServerConfig.fromEnv
   const server = yield* Layer.build(Server.layer(config))
   const url = yield* Effect.provide(Server.baseUrl, server)
+  const hub = yield* Effect.provide(StreamHub.StreamHub, server)
   yield* Effect.logInfo("listening").pipe(
     Effect.annotateLogs({
       url,
@@ -17,20 +27,43 @@ const program = Effect.gen(function* () {
       dataDir: config.dataDir,
     }),
   )
-  yield* Effect.addFinalizer(() => Effect.logInfo("shutting down"))
+  // Runs first on a signal: the HTTP server then waits for open chat streams to end.
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function* () {
+      const running = (yield* hub.activeThreadIds).length
+      yield* Effect.logInfo("shutting down").pipe(Effect.annotateLogs({ chatRuns: running }))
+      if (running > 0)
+        yield* Effect.logWarning(
+          `waiting for ${running} chat run${running === 1 ? "" : "s"} to finish; press Ctrl-C again to force`,
+        )
+    }),
+  )
   return yield* Effect.never
 }).pipe(Effect.scoped)
 
-const logFormat = process.env.AIDE_LOG_FORMAT === "pretty" ? Logger.pretty : Logger.json
-const logLevel = LogLevel.fromLiteral((process.env.AIDE_LOG_LEVEL ?? "Info") as LogLevel.Literal)
+/** Settings the logger itself depends on: refused with one line, before anything runs. */
+const refuse = (line: string): never => {
+  process.stderr.write(`aide-server: ${line}\n`)
+  process.exit(1)
+}
+const logLevel = Either.getOrElse(parseLogLevel(process.env.AIDE_LOG_LEVEL), refuse)
+const logFormat = Either.getOrElse(parseLogFormat(process.env.AIDE_LOG_FORMAT, process.stdout.isTTY === true), refuse)
 
-// A startup failure is logged here, inside the JSON logger: runMain's own report (disabled
-// below) would print it outside, as logfmt. The exit code is still 1.
+// A startup failure: one human line on stderr first, then the detail through the logger (JSON
+// or text like every other line). runMain's own report (disabled below) would print it as logfmt.
+// The exit code is still 1.
 const reportFailure = Effect.tapErrorCause((cause: Cause.Cause<unknown>) =>
-  Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("startup failed", cause),
+  Cause.isInterruptedOnly(cause)
+    ? Effect.void
+    : Effect.zipRight(
+        Effect.sync(() =>
+          process.stderr.write(`aide-server: could not start: ${StartupFailure.describe(cause, config)}\n`),
+        ),
+        Effect.logError("startup failed", cause),
+      ),
 )
 
-NodeRuntime.runMain(program.pipe(reportFailure, Effect.provide(logFormat), Logger.withMinimumLogLevel(logLevel)), {
-  disablePrettyLogger: true,
-  disableErrorReporting: true,
-})
+NodeRuntime.runMain(
+  program.pipe(reportFailure, Effect.provide(loggerLayer(logFormat)), Logger.withMinimumLogLevel(logLevel)),
+  { disablePrettyLogger: true, disableErrorReporting: true },
+)

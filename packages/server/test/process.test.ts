@@ -108,14 +108,55 @@ describe("the aide-server process", () => {
     expect(exit.code).not.toBeNull()
     const output = [...server.stdout, ...server.stderr].join("\n")
     expect(output).not.toContain("too-short-a-secret")
-    // The reason is logged like everything else: one JSON line, at error level.
-    const lines = [...server.stdout, ...server.stderr].filter((line) => line !== "")
+    // One human line on stderr first, then the detail logged like everything else: JSON, at error level.
+    expect(server.stderr.filter((line) => line !== "")).toEqual([
+      expect.stringMatching(/^aide-server: could not start: .*at least 32 bytes/),
+    ])
+    const lines = server.stdout.filter((line) => line !== "")
     expect(lines.filter((line) => !isJsonLogLine(line))).toEqual([])
     const errors = lines.map((line) => JSON.parse(line)).filter((line) => /ERROR|FATAL/.test(line.logLevel))
     expect(errors.map((line) => JSON.stringify(line)).join("\n")).toMatch(/at least 32 bytes/)
     expect(server.stdout.some((line) => line.includes('"listening"'))).toBe(false)
     // No silent fallback to a generated secret.
     expect(existsSync(join(dataDir, "jwt-secret"))).toBe(false)
+  })
+
+  it("accepts AIDE_LOG_LEVEL in any case (debug, DEBUG, warn) and refuses an unknown level with a message", async () => {
+    const debug = await startServer({ AIDE_DATA_DIR: newDataDir(), AIDE_LOG_LEVEL: "DEBUG" })
+    expect(debug.stdout.some((line) => line.includes('"logLevel":"DEBUG"'))).toBe(true)
+    debug.child.kill("SIGTERM")
+    expect(await exitWithin(debug, 5_000)).toEqual({ code: 0, signal: null })
+    const warn = spawnServer({ AIDE_DATA_DIR: newDataDir(), AIDE_LOG_LEVEL: "warn" })
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(warn.child.exitCode).toBeNull()
+    warn.child.kill("SIGTERM")
+    expect(await exitWithin(warn, 5_000)).toEqual({ code: 0, signal: null })
+    const loud = spawnServer({ AIDE_DATA_DIR: newDataDir(), AIDE_LOG_LEVEL: "loud" })
+    expect((await exitWithin(loud, 10_000)).code).toBe(1)
+    expect(loud.stderr.join("\n")).toMatch(/AIDE_LOG_LEVEL="loud" is not a log level/)
+  })
+
+  it.each([
+    ["not-a-url", /DATABASE_URL is not a URL/],
+    ["mysql://user:hunter2@db.example/app", /DATABASE_URL names a mysql database; Aide supports PostgreSQL only/],
+  ])("refuses DATABASE_URL=%s with one human line before the JSON detail, never echoing it", async (url, reason) => {
+    const server = spawnServer({ AIDE_DATA_DIR: newDataDir(), DATABASE_URL: url })
+    expect((await exitWithin(server, 10_000)).code).toBe(1)
+    expect(server.stderr.filter((line) => line !== "")).toEqual([expect.stringMatching(reason)])
+    expect(server.stdout.filter((line) => line !== "").every(isJsonLogLine)).toBe(true)
+    expect([...server.stdout, ...server.stderr].join("\n")).not.toContain("hunter2")
+  })
+
+  it("names the port and the setting when the port is in use", async () => {
+    const first = await startServer({ AIDE_DATA_DIR: newDataDir() })
+    const port = new URL(first.url).port
+    const second = spawnServer({ AIDE_DATA_DIR: newDataDir(), PORT: port })
+    expect((await exitWithin(second, 10_000)).code).toBe(1)
+    expect(second.stderr.filter((line) => line !== "")).toEqual([
+      `aide-server: could not start: port ${port} on 127.0.0.1 is already in use (set PORT to another port)`,
+    ])
+    first.child.kill("SIGTERM")
+    await exitWithin(first, 5_000)
   })
 
   it("signs with AIDE_JWT_SECRET when it has 32 bytes or more, and writes no secret file", async () => {
