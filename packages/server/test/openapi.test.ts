@@ -135,6 +135,27 @@ describe("GET /api/openapi.json", () => {
     }
     expect(undocumented).toEqual([])
   })
+
+  it("types the paging parameters of GET /api/threads as numbers (perPage also false), not strings", () => {
+    const parameter = (name: string) =>
+      document.paths["/api/threads"].get.parameters.find((entry: any) => entry.name === name && entry.in === "query")
+    expect(parameter("page").schema).toMatchObject({ type: "integer", minimum: 0 })
+    expect(parameter("perPage").schema.anyOf).toEqual([
+      expect.objectContaining({ type: "integer", minimum: 1 }),
+      { type: "boolean", enum: [false] },
+    ])
+  })
+
+  it("documents X-Thread-Id and X-Run-Id on chat streams and Last-Event-ID on reconnects", () => {
+    const headersOf = (path: string, method: string) =>
+      Object.keys(document.paths[path][method].responses["200"].headers)
+    expect(headersOf("/api/chat", "post")).toEqual(expect.arrayContaining(["X-Thread-Id", "X-Run-Id"]))
+    expect(headersOf("/api/chat/approve", "post")).toEqual(expect.arrayContaining(["X-Thread-Id", "X-Run-Id"]))
+    expect(headersOf("/api/chat/{threadId}/stream", "get")).toContain("X-Thread-Id")
+    expect(document.paths["/api/chat/{threadId}/stream"].get.parameters).toContainEqual(
+      expect.objectContaining({ name: "last-event-id", in: "header", required: false }),
+    )
+  })
 })
 
 describe("GET /api/docs", () => {

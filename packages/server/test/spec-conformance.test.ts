@@ -258,7 +258,8 @@ describe("CORS with AIDE_CORS_ORIGINS (a browser-based console on another origin
     })
     expect(preflight.headers.get("access-control-allow-origin")).toBeNull()
     const response = await fetch(`${server.url}/`, { headers: { origin: "https://evil.example" } })
-    expect(response.status).toBe(200)
+    // Refused outright (issue 9 item 3), and still without CORS headers.
+    expect(response.status).toBe(403)
     expect(response.headers.get("access-control-allow-origin")).toBeNull()
   })
 })

@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { version } from "../version.js"
 import { BadRequest, documentWireErrors, InternalError, NotFound, Unauthorized } from "./ApiErrors.js"
 import { AuthProtectedApi, AuthPublicApi } from "./AuthApi.js"
 import { ChatApi } from "./ChatApi.js"
@@ -7,6 +8,7 @@ import { InboxApi, ScheduleDestinationsApi } from "./InboxApi.js"
 import { McpApi } from "./McpApi.js"
 import { McpOAuthApi } from "./McpOAuthApi.js"
 import { ModelsApi } from "./ModelsApi.js"
+import { documentRateLimitHeaders } from "./OpenApiHeaders.js"
 import { ScheduleApi } from "./ScheduleApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { ThreadsApi } from "./ThreadsApi.js"
@@ -30,5 +32,10 @@ export class AideApi extends HttpApi.make("aide")
   .addError(NotFound.Wire)
   .addError(InternalError.Wire)
   .annotate(OpenApi.Title, "Aide API")
+  // The same version `GET /` reports: both read the server's package.json.
+  .annotate(OpenApi.Version, version)
   .annotate(OpenApi.Description, "Single-owner AI assistant server")
-  .annotate(OpenApi.Transform, documentWireErrors) {}
+  // Relative: resolved against wherever the document was fetched from (OpenAPI 3.1 §4.8.5), so
+  // it is right behind any proxy or host name without knowing the public URL.
+  .annotate(OpenApi.Servers, [{ url: "/", description: "The server that serves this document" }])
+  .annotate(OpenApi.Transform, (spec) => documentRateLimitHeaders(documentWireErrors(spec))) {}

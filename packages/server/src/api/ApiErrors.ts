@@ -47,6 +47,12 @@ export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooM
   static readonly Wire = wireError(TooManyRequests, 429, "Rate limit exceeded; see Retry-After")
 }
 
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", {
+  error: Schema.String,
+}) {
+  static readonly Wire = wireError(ServiceUnavailable, 503, "The server is at capacity; see Retry-After")
+}
+
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { error: Schema.String }) {
   static readonly Wire = wireError(InternalError, 500, "Unexpected failure; details are in the server log")
 }
@@ -59,6 +65,7 @@ export const wireErrorTags: ReadonlySet<string> = new Set([
   "NotFound",
   "Conflict",
   "TooManyRequests",
+  "ServiceUnavailable",
   "InternalError",
 ])
 

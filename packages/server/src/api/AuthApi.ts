@@ -52,10 +52,12 @@ export class AuthPublicApi extends HttpApiGroup.make("authPublic")
       .setPayload(PasswordBody)
       .addSuccess(AuthModel.TokenPair, { status: 201 })
       .addError(BadRequest.Wire)
-      .addError(Conflict.Wire),
+      .addError(Conflict.Wire)
+      .annotate(OpenApi.Summary, "Set the owner password (first run only)"),
   )
   .add(
     HttpApiEndpoint.post("login", "/api/auth/login")
+      .annotate(OpenApi.Summary, "Log in with the password")
       .setPayload(PasswordBody)
       .addSuccess(AuthModel.TokenPair)
       .addError(BadRequest.Wire)
@@ -64,6 +66,7 @@ export class AuthPublicApi extends HttpApiGroup.make("authPublic")
   )
   .add(
     HttpApiEndpoint.post("refresh", "/api/auth/refresh")
+      .annotate(OpenApi.Summary, "Trade a refresh token for a new token pair")
       .setPayload(RefreshBody)
       .addSuccess(AuthModel.TokenPair)
       .addError(BadRequest.Wire)
@@ -74,22 +77,36 @@ export class AuthPublicApi extends HttpApiGroup.make("authPublic")
 
 /** Everything that needs a valid access token. */
 export class AuthProtectedApi extends HttpApiGroup.make("authProtected")
-  .add(HttpApiEndpoint.post("logout", "/api/auth/logout").addSuccess(Success))
+  .add(
+    HttpApiEndpoint.post("logout", "/api/auth/logout")
+      .addSuccess(Success)
+      .annotate(OpenApi.Summary, "Revoke the current session"),
+  )
   .add(
     HttpApiEndpoint.post("changePassword", "/api/auth/change-password")
+      .annotate(OpenApi.Summary, "Change the password; every other session is revoked")
       .setPayload(ChangePasswordBody)
       .addSuccess(AuthModel.TokenPair)
       .addError(BadRequest.Wire)
       .addError(TooManyRequests.Wire),
   )
-  .add(HttpApiEndpoint.get("listSessions", "/api/auth/sessions").addSuccess(SessionList))
+  .add(
+    HttpApiEndpoint.get("listSessions", "/api/auth/sessions")
+      .addSuccess(SessionList)
+      .annotate(OpenApi.Summary, "List active sessions"),
+  )
   .add(
     HttpApiEndpoint.del("revokeSession", "/api/auth/sessions/:id")
+      .annotate(OpenApi.Summary, "Revoke one session")
       .setPath(Schema.Struct({ id: Schema.String }))
       .addSuccess(RevokeSessionResult)
       .addError(NotFound.Wire),
   )
-  .add(HttpApiEndpoint.del("revokeAllSessions", "/api/auth/sessions").addSuccess(RevokeAllResult))
+  .add(
+    HttpApiEndpoint.del("revokeAllSessions", "/api/auth/sessions")
+      .addSuccess(RevokeAllResult)
+      .annotate(OpenApi.Summary, "Revoke every session, the current one included"),
+  )
   // The middleware added last runs first: authenticate, then count change-password attempts,
   // so requests without a valid token get 401 and never spend the owner's rate budget.
   .middleware(RateLimited)

@@ -18,9 +18,14 @@ export const ConfigPatch = Schema.Record({ key: Schema.String, value: Schema.Unk
 
 /** SPEC "Configuration": the application config, defaults merged with stored values. */
 export class ConfigApi extends HttpApiGroup.make("config")
-  .add(HttpApiEndpoint.get("get", "/api/config").addSuccess(ConfigModel.AppConfigDocument))
+  .add(
+    HttpApiEndpoint.get("get", "/api/config")
+      .addSuccess(ConfigModel.AppConfigDocument)
+      .annotate(OpenApi.Summary, "Read the config, defaults included"),
+  )
   .add(
     HttpApiEndpoint.patch("patch", "/api/config")
+      .annotate(OpenApi.Summary, "Change the config by JSON merge patch")
       .setPayload(ConfigPatch)
       .addSuccess(ConfigModel.AppConfigDocument)
       .addError(BadRequest.Wire),

@@ -14,7 +14,10 @@ export const InboxListParams = Schema.Struct({
       }),
       Schema.Boolean,
       { strict: true, decode: (value) => value === "true", encode: (value) => (value ? "true" : "false") },
-    ),
+      // Documented as the boolean it carries: generated clients send `archived: true` as `true`.
+    ).annotations({
+      jsonSchema: { type: "boolean", description: "`true` lists archived messages; default `false` (active messages)" },
+    }),
   ),
 })
 
@@ -42,18 +45,21 @@ const MessagePath = Schema.Struct({ id: Schema.String })
 export class InboxApi extends HttpApiGroup.make("inbox")
   .add(
     HttpApiEndpoint.get("list", "/api/inbox")
+      .annotate(OpenApi.Summary, "List inbox messages, active or archived")
       .setUrlParams(InboxListParams)
       .addSuccess(InboxList)
       .addError(BadRequest.Wire),
   )
   .add(
     HttpApiEndpoint.get("get", "/api/inbox/:id")
+      .annotate(OpenApi.Summary, "Read an inbox message")
       .setPath(MessagePath)
       .addSuccess(Inbox.InboxMessage)
       .addError(NotFound.Wire),
   )
   .add(
     HttpApiEndpoint.patch("update", "/api/inbox/:id")
+      .annotate(OpenApi.Summary, "Mark an inbox message read, unread, archived or active")
       .setPath(MessagePath)
       .setPayload(InboxPatchBody)
       .addSuccess(Inbox.InboxMessage)
@@ -62,6 +68,7 @@ export class InboxApi extends HttpApiGroup.make("inbox")
   )
   .add(
     HttpApiEndpoint.del("delete", "/api/inbox/:id")
+      .annotate(OpenApi.Summary, "Delete an inbox message")
       .setPath(MessagePath)
       .addSuccess(Schema.Struct({ deleted: Schema.String }))
       .addError(NotFound.Wire),
@@ -78,7 +85,11 @@ export const DestinationList = Schema.Struct({ destinations: Schema.Array(Schema
  * /api/schedule belongs to the scheduler.
  */
 export class ScheduleDestinationsApi extends HttpApiGroup.make("scheduleDestinations")
-  .add(HttpApiEndpoint.get("list", "/api/schedule/destinations").addSuccess(DestinationList))
+  .add(
+    HttpApiEndpoint.get("list", "/api/schedule/destinations")
+      .addSuccess(DestinationList)
+      .annotate(OpenApi.Summary, "List destinations for scheduled results"),
+  )
   .middleware(Authentication)
   .annotate(
     OpenApi.Description,

@@ -9,6 +9,10 @@ export const ProviderList = Schema.Struct({ providers: Schema.Array(Providers.Pr
 
 /** SPEC "Plugins and models": the AI providers and whether their API keys are set on the host. */
 export class ModelsApi extends HttpApiGroup.make("models")
-  .add(HttpApiEndpoint.get("list", "/api/models").addSuccess(ProviderList))
+  .add(
+    HttpApiEndpoint.get("list", "/api/models")
+      .addSuccess(ProviderList)
+      .annotate(OpenApi.Summary, "List AI providers and whether their keys are set"),
+  )
   .middleware(Authentication)
   .annotate(OpenApi.Description, "AI model providers (Bearer token)") {}

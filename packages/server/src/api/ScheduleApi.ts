@@ -39,29 +39,41 @@ const TaskPath = Schema.Struct({ id: Schema.String })
 
 /** SPEC "Schedule": scheduled tasks and the heartbeat (Bearer token). */
 export class ScheduleApi extends HttpApiGroup.make("schedule")
-  .add(HttpApiEndpoint.get("list", "/api/schedule").addSuccess(ScheduleModel.ScheduleList))
+  .add(
+    HttpApiEndpoint.get("list", "/api/schedule")
+      .addSuccess(ScheduleModel.ScheduleList)
+      .annotate(OpenApi.Summary, "List scheduled tasks and the heartbeat"),
+  )
   .add(
     HttpApiEndpoint.post("create", "/api/schedule")
+      .annotate(OpenApi.Summary, "Create a scheduled task (cron or one-off)")
       .setPayload(TaskBody)
       .addSuccess(ScheduleModel.ScheduledTask, { status: 201 })
       .addError(BadRequest.Wire),
   )
   // Before /:id, so the static segment is documented first (the router prefers it anyway).
-  .add(HttpApiEndpoint.get("heartbeat", "/api/schedule/heartbeat").addSuccess(ScheduleModel.Heartbeat))
+  .add(
+    HttpApiEndpoint.get("heartbeat", "/api/schedule/heartbeat")
+      .addSuccess(ScheduleModel.Heartbeat)
+      .annotate(OpenApi.Summary, "Read the heartbeat"),
+  )
   .add(
     HttpApiEndpoint.patch("updateHeartbeat", "/api/schedule/heartbeat")
+      .annotate(OpenApi.Summary, "Change the heartbeat")
       .setPayload(HeartbeatPatchBody)
       .addSuccess(ScheduleModel.Heartbeat)
       .addError(BadRequest.Wire),
   )
   .add(
     HttpApiEndpoint.get("get", "/api/schedule/:id")
+      .annotate(OpenApi.Summary, "Read a scheduled task")
       .setPath(TaskPath)
       .addSuccess(ScheduleModel.ScheduledTask)
       .addError(NotFound.Wire),
   )
   .add(
     HttpApiEndpoint.patch("update", "/api/schedule/:id")
+      .annotate(OpenApi.Summary, "Change a scheduled task")
       .setPath(TaskPath)
       .setPayload(TaskPatchBody)
       .addSuccess(ScheduleModel.ScheduledTask)
@@ -70,6 +82,7 @@ export class ScheduleApi extends HttpApiGroup.make("schedule")
   )
   .add(
     HttpApiEndpoint.del("delete", "/api/schedule/:id")
+      .annotate(OpenApi.Summary, "Delete a scheduled task")
       .setPath(TaskPath)
       .addSuccess(Schema.Struct({ deleted: Schema.String }))
       .addError(NotFound.Wire),

@@ -14,5 +14,9 @@ export const ServiceStatus = Schema.Struct({
 
 /** `GET /`: public; tells clients whether to show setup or login. */
 export class StatusApi extends HttpApiGroup.make("status")
-  .add(HttpApiEndpoint.get("status", "/").addSuccess(ServiceStatus))
+  .add(
+    HttpApiEndpoint.get("status", "/")
+      .addSuccess(ServiceStatus)
+      .annotate(OpenApi.Summary, "Service status: version, and whether setup or login comes next"),
+  )
   .annotate(OpenApi.Description, "Service status, public") {}

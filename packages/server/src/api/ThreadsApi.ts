@@ -11,13 +11,19 @@ export const defaultPerPage = 50
 const queryParam = (pattern: RegExp, message: string, description: string) =>
   Schema.String.pipe(Schema.pattern(pattern)).annotations({ message: () => ({ message, override: true }), description })
 
-/** `?page=0` (the first page), `?perPage=20` or `?perPage=false` (everything). */
+/**
+ * `?page=0` (the first page), `?perPage=20` or `?perPage=false` (everything). On the wire they
+ * are strings like every query parameter; the document types them by the values they carry
+ * (the `jsonSchema` annotation), so generated clients take numbers, not strings.
+ */
 export const ThreadListParams = Schema.Struct({
   page: Schema.optional(
     Schema.compose(
       queryParam(/^(0|[1-9][0-9]{0,8})$/, "page must be a non-negative integer", "Page index, 0-based; default 0"),
       Schema.NumberFromString,
-    ),
+    ).annotations({
+      jsonSchema: { type: "integer", minimum: 0, maximum: 999_999_999, description: "Page index, 0-based; default 0" },
+    }),
   ),
   perPage: Schema.optional(
     Schema.transform(
@@ -32,7 +38,15 @@ export const ThreadListParams = Schema.Struct({
         decode: (value) => (value === "false" ? false : Number(value)),
         encode: (value) => String(value),
       },
-    ),
+    ).annotations({
+      jsonSchema: {
+        anyOf: [
+          { type: "integer", minimum: 1, maximum: 999_999_999 },
+          { type: "boolean", enum: [false] },
+        ],
+        description: `Page size; default ${defaultPerPage}; \`false\` for every root thread`,
+      },
+    }),
   ),
 })
 
@@ -76,18 +90,21 @@ const ThreadPath = Schema.Struct({ id: Schema.String })
 export class ThreadsApi extends HttpApiGroup.make("threads")
   .add(
     HttpApiEndpoint.get("list", "/api/threads")
+      .annotate(OpenApi.Summary, "List root threads, newest first, one page at a time")
       .setUrlParams(ThreadListParams)
       .addSuccess(ThreadList)
       .addError(BadRequest.Wire),
   )
   .add(
     HttpApiEndpoint.get("detail", "/api/threads/:id")
+      .annotate(OpenApi.Summary, "Read a thread with its messages and branches")
       .setPath(ThreadPath)
       .addSuccess(Threads.ThreadDetail)
       .addError(NotFound.Wire),
   )
   .add(
     HttpApiEndpoint.post("fork", "/api/threads/:id/fork")
+      .annotate(OpenApi.Summary, "Fork a thread before a message into a new branch")
       .setPath(ThreadPath)
       .setPayload(ForkBody)
       .addSuccess(ForkResult)
@@ -96,6 +113,7 @@ export class ThreadsApi extends HttpApiGroup.make("threads")
   )
   .add(
     HttpApiEndpoint.patch("rename", "/api/threads/:id")
+      .annotate(OpenApi.Summary, "Rename a thread (null clears the title)")
       .setPath(ThreadPath)
       .setPayload(RenameBody)
       .addSuccess(ThreadInfo)
@@ -104,6 +122,7 @@ export class ThreadsApi extends HttpApiGroup.make("threads")
   )
   .add(
     HttpApiEndpoint.del("delete", "/api/threads/:id")
+      .annotate(OpenApi.Summary, "Delete a thread and its messages")
       .setPath(ThreadPath)
       .addSuccess(Schema.Struct({ success: Schema.Literal(true) }))
       .addError(NotFound.Wire),
