@@ -56,8 +56,6 @@ const documents = [
 ]
 const blocks = documents.flatMap(shellBlocks)
 
-/** The README's password: the tour sets it up, so the hooks below can log in with it too. */
-const password = "correct horse battery staple"
 const startCommand = "npx -y pnpm@10.20.0 install && npx -y pnpm@10.20.0 start"
 const testCommand = "npx -y pnpm@10.20.0 install && npx -y pnpm@10.20.0 test"
 const corsStart = "AIDE_CORS_ORIGINS=https://console.example.com npx -y pnpm@10.20.0 start"
@@ -146,8 +144,11 @@ const startWith = async (command: string, env: Record<string, string>): Promise<
     detached: true,
   })
   let output = ""
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString("utf8")
+  }
+  child.stdout!.on("data", collect)
+  child.stderr!.on("data", collect)
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
