@@ -27,6 +27,8 @@ import {
 
 const runs = Number(process.env.RUNS ?? 20)
 const maxBytes = process.env.MAX_BYTES
+/** `SAME_THREAD=1`: every run continues one thread (its history grows by the limit per run). */
+const sameThread = process.env.SAME_THREAD === "1"
 
 /** Bytes the model wrote per request (what the server read from the provider, roughly). */
 const modelBytes = []
@@ -84,7 +86,10 @@ try {
     let errorText = ""
     const result = await sse(`${server.url}/api/chat`, {
       headers: { authorization: `Bearer ${token}` },
-      body: { parts: [{ type: "text", text: "Write for ever" }], ...(threadId === undefined ? {} : { threadId }) },
+      body: {
+        parts: [{ type: "text", text: "Write for ever" }],
+        ...(threadId === undefined || !sameThread ? {} : { threadId }),
+      },
       onEvent: (data) => {
         if (data === "[DONE]") return
         const chunk = JSON.parse(data)
@@ -92,7 +97,7 @@ try {
         if (chunk.type === "error") errorText = chunk.errorText
       },
     })
-    threadId ??= result.headers["x-thread-id"]
+    if (sameThread || threadId === undefined) threadId = result.headers["x-thread-id"]
     if (run === 1 || run % 5 === 0 || run === runs) {
       rows.push([
         run,

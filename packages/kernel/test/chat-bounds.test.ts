@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, type Layer, Option, Stream, TestClock } from "effect"
 import * as Chat from "../src/chat/Chat.js"
 import * as StreamHub from "../src/chat/StreamHub.js"
+import * as TitleGenerator from "../src/chat/TitleGenerator.js"
 import { Threads } from "../src/threads/Threads.js"
 import {
   answer,
@@ -229,6 +230,28 @@ describe("stored file parts", () => {
         expect((yield* messagesOf("t1")).map(textOf)).toEqual(["Look", "Well?", "I cannot see it."])
         // The stored message itself is kept as it was.
         expect((yield* messagesOf("t1"))[0]!.parts[1]).toMatchObject({ url: "data:image/png,not-base64" })
+      }),
+    ),
+  )
+})
+
+describe("run bounds: titles", () => {
+  it.effect("a title asked of a model that answers for ever reads a few hundred characters, then ends the call", () =>
+    withKernel(
+      {},
+      Effect.gen(function* () {
+        const endless = endlessModel("a title that never ends ")
+        yield* useModel(endless.model)
+        const titles = yield* Effect.provide(TitleGenerator.TitleGenerator, TitleGenerator.layerModel)
+        const title = yield* titles.generate([{ id: "m1", role: "user", parts: [{ type: "text", text: "Hi" }] }])
+
+        expect(Option.getOrThrow(title)).toMatch(/^a title that never ends/)
+        // Before the fix, only the text branch was cancelled: the SDK's other branches of the
+        // response kept reading the provider, and buffering it, for as long as it sent.
+        expect(endless.model.doStreamCalls[0]!.abortSignal?.aborted).toBe(true)
+        const pulled = endless.state.pulled
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+        expect(endless.state.pulled).toBe(pulled)
       }),
     ),
   )

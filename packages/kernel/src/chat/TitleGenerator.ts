@@ -58,6 +58,12 @@ export const layerModel = Layer.effect(
           // not hold memory or a connection for a title. Interruption (the timeout) aborts the call.
           const text = yield* Effect.tryPromise(async (signal) => {
             const { streamText } = await loadAi()
+            // Our own controller, aborted however reading ends: leaving the loop cancels only the
+            // text stream, while the SDK's other branches of the response would go on reading the
+            // provider (and buffering what it sends) for as long as it sends.
+            const call = new AbortController()
+            const abort = () => call.abort()
+            signal.addEventListener("abort", abort)
             const result = streamText({
               model,
               system: "You name conversations. Answer with a title of at most six words, nothing else.",
@@ -65,14 +71,18 @@ export const layerModel = Layer.effect(
               maxOutputTokens: 24,
               // One attempt: a title is not worth retries, and the fallback title stays on failure.
               maxRetries: 0,
-              abortSignal: signal,
+              abortSignal: call.signal,
               onError: () => undefined,
             })
             let text = ""
-            // Leaving the loop cancels the stream, and with it the provider's response.
-            for await (const delta of result.textStream) {
-              text += delta
-              if (text.length > maxTitleAnswer) break
+            try {
+              for await (const delta of result.textStream) {
+                text += delta
+                if (text.length > maxTitleAnswer) break
+              }
+            } finally {
+              signal.removeEventListener("abort", abort)
+              call.abort()
             }
             return text
           }).pipe(Effect.timeout(titleTimeout))
