@@ -63,6 +63,28 @@ const reportFailure = Effect.tapErrorCause((cause: Cause.Cause<unknown>) =>
       ),
 )
 
+/**
+ * One Ctrl-C often arrives as several SIGINTs at once: the terminal signals the whole process
+ * group, and `pnpm start` forwards its own copy. runMain's handler starts the graceful shutdown
+ * on the first and then leaves, so a copy would kill the process at once (losing the shutdown
+ * and making pnpm report "Command failed"). Copies within a second are the same keypress and
+ * ignored; a later one is the owner pressing again, and forces the exit.
+ */
+const forceOnRepeat = () => {
+  let first: number | undefined
+  const onSignal = () => {
+    const now = Date.now()
+    if (first === undefined) first = now
+    else if (now - first >= 1_000) {
+      process.stderr.write("aide-server: forced exit; streams still running were cut\n")
+      process.exit(130)
+    }
+  }
+  process.on("SIGINT", onSignal)
+  process.on("SIGTERM", onSignal)
+}
+forceOnRepeat()
+
 NodeRuntime.runMain(
   program.pipe(reportFailure, Effect.provide(loggerLayer(logFormat)), Logger.withMinimumLogLevel(logLevel)),
   { disablePrettyLogger: true, disableErrorReporting: true },

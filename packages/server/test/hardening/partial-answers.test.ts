@@ -145,3 +145,49 @@ describe("run logs", () => {
     expect(server.stdout.join("\n")).not.toMatch(/secret/)
   }, 60_000)
 })
+
+describe("Ctrl-C", () => {
+  it("one Ctrl-C arriving as a burst of SIGINTs (terminal + pnpm) shuts down gracefully: the stream finishes, exit 0", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "aide-sigint-"))
+    dataDirs.push(dataDir)
+    const server = await start(dataDir)
+    const token = await prepare(server)
+    model.script({ text: words.slice(0, 60), chunkDelayMs: 20 })
+    const response = await fetch(`${server.url}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ parts: [{ type: "text", text: "Recite the words" }] }),
+    })
+    const reading = readUntil(response, () => false)
+    await server.logged("chat run started")
+    // What `pnpm start` delivers for one keypress: the terminal's SIGINT and pnpm's forwarded copy.
+    // (Signals sent in one tick merge into one; pnpm's copy comes a few milliseconds later.)
+    for (const _ of [1, 2, 3]) {
+      server.child.kill("SIGINT")
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(await reading).toBe(words.slice(0, 60).join(""))
+    expect(await server.exited).toEqual({ code: 0, signal: null })
+    expect(server.stdout.join("\n")).toMatch(/waiting for 1 chat run to finish; press Ctrl-C again to force/)
+  }, 60_000)
+
+  it("a second Ctrl-C a moment later forces the exit (status 130)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "aide-sigint-"))
+    dataDirs.push(dataDir)
+    const server = await start(dataDir)
+    const token = await prepare(server)
+    model.script({ text: words, chunkDelayMs: 50 })
+    const response = await fetch(`${server.url}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ parts: [{ type: "text", text: "Recite the words" }] }),
+    })
+    void readUntil(response, () => false)
+    await server.logged("chat run started")
+    server.child.kill("SIGINT")
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    server.child.kill("SIGINT")
+    expect(await server.exited).toEqual({ code: 130, signal: null })
+    expect(server.stderr.join("\n")).toContain("forced exit")
+  }, 60_000)
+})
