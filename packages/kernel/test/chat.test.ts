@@ -1,21 +1,8 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-sdk/provider"
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider"
 import { describe, expect, it } from "@effect/vitest"
 import { simulateReadableStream } from "ai"
 import { MockLanguageModelV3 } from "ai/test"
-import {
-  Chunk,
-  Context,
-  Effect,
-  Either,
-  Fiber,
-  Layer,
-  Option,
-  Runtime,
-  Schedule,
-  Stream,
-  TestClock,
-  TestServices,
-} from "effect"
+import { Chunk, Context, Effect, Either, Fiber, Layer, Option, Runtime, Stream, TestClock } from "effect"
 import * as Chat from "../src/chat/Chat.js"
 import type { ChatPart } from "../src/chat/ChatModel.js"
 import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
@@ -23,28 +10,25 @@ import * as StreamHub from "../src/chat/StreamHub.js"
 import * as TitleGenerator from "../src/chat/TitleGenerator.js"
 import * as AppConfig from "../src/config/AppConfig.js"
 import * as Ids from "../src/ids/Ids.js"
-import { ModelRegistry } from "../src/models/ModelRegistry.js"
 import * as SqlThreads from "../src/threads/SqlThreads.js"
 import { type StoredMessage, Threads } from "../src/threads/Threads.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
 import * as Tools from "../src/tools/Tools.js"
+import {
+  answer,
+  chunkOf,
+  chunksOf,
+  eventually,
+  liveModel,
+  messagesOf,
+  modelRegistry,
+  send,
+  textOf,
+  useModel,
+} from "./support/chat.js"
 import { tempSqliteStorageLayer } from "./support/files.js"
 
 // --- the model --------------------------------------------------------------------------------
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-}
-
-/** What a provider streams for a text answer, cut into `deltas`. */
-const answer = (...deltas: ReadonlyArray<string>): Array<LanguageModelV3StreamPart> => [
-  { type: "stream-start", warnings: [] },
-  { type: "text-start", id: "0" },
-  ...deltas.map((delta): LanguageModelV3StreamPart => ({ type: "text-delta", id: "0", delta })),
-  { type: "text-end", id: "0" },
-  { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
-]
 
 const streaming = (chunks: Array<LanguageModelV3StreamPart>) => ({
   stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
@@ -63,55 +47,7 @@ const scriptedModel = (...responses: ReadonlyArray<Array<LanguageModelV3StreamPa
   })
 }
 
-/**
- * A model whose one stream the test drives: `push` parts, `end` it. Like a provider's fetch, the
- * stream fails with an AbortError when the call is aborted.
- */
-const liveModel = () => {
-  let controller!: ReadableStreamDefaultController<LanguageModelV3StreamPart>
-  const stream = new ReadableStream<LanguageModelV3StreamPart>({
-    start: (c) => {
-      controller = c
-    },
-  })
-  const mock = new MockLanguageModelV3({
-    doStream: async (options: LanguageModelV3CallOptions) => {
-      options.abortSignal?.addEventListener("abort", () => controller.error(new DOMException("aborted", "AbortError")))
-      return { stream }
-    },
-  })
-  return {
-    model: mock,
-    push: (...parts: ReadonlyArray<LanguageModelV3StreamPart>) =>
-      Effect.sync(() => {
-        for (const part of parts) controller.enqueue(part)
-      }),
-    end: Effect.sync(() => controller.close()),
-    /** Succeeds once the model has been called. */
-    called: Effect.suspend(() => (mock.doStreamCalls.length > 0 ? Effect.void : Effect.fail("not called yet"))),
-  }
-}
-
 // --- the kernel around Chat -------------------------------------------------------------------
-
-/** The model the registry hands out: each test sets its own with `useModel`. */
-class TestModel extends Context.Tag("test/TestModel")<TestModel, { current: MockLanguageModelV3 }>() {}
-
-const useModel = <M extends MockLanguageModelV3>(languageModel: M) =>
-  Effect.map(TestModel, (holder) => {
-    holder.current = languageModel
-    return languageModel
-  })
-
-const modelRegistry = Layer.effect(
-  ModelRegistry,
-  Effect.map(TestModel, (holder) =>
-    ModelRegistry.of({
-      providers: Effect.succeed([]),
-      languageModel: () => Effect.sync(() => ({ model: holder.current, settings: {} })),
-    }),
-  ),
-).pipe(Layer.provideMerge(Layer.sync(TestModel, () => ({ current: scriptedModel() }))))
 
 /** For each `finish` chunk, the thread's messages at the moment it was published. */
 class AtFinish extends Context.Tag("test/AtFinish")<AtFinish, Array<ReadonlyArray<StoredMessage>>>() {}
@@ -161,34 +97,7 @@ const withKernel = <A, E>(body: Effect.Effect<A, E, Services>) => Effect.provide
 
 // --- helpers ----------------------------------------------------------------------------------
 
-const decoder = new TextDecoder()
-
-type UIChunk = { readonly type: string } & Record<string, unknown>
-
-/** Every chunk of a run, up to the end of its stream. */
-const chunkOf = (frame: StreamHub.StreamFrame) =>
-  JSON.parse(decoder.decode(frame.bytes).split("\n")[1]!.slice("data: ".length)) as UIChunk
-
-/** Every chunk of a run (or of a replay), up to the end of its stream. */
-const chunksOf = (run: { readonly frames: Stream.Stream<StreamHub.StreamFrame> }) =>
-  Effect.map(Stream.runCollect(run.frames), (frames) => Chunk.toReadonlyArray(frames).map(chunkOf))
-
-const textOf = (message: StoredMessage | undefined) =>
-  (message?.parts ?? [])
-    .filter((part): part is { type: "text"; text: string } => (part as { type?: unknown }).type === "text")
-    .map((part) => part.text)
-    .join("")
-
 const say = (text: string): ReadonlyArray<ChatPart> => [{ type: "text", text }]
-
-const send = (threadId: string, text: string) =>
-  Effect.flatMap(Chat.Chat, (chat) => chat.send({ threadId, parts: say(text) }))
-
-/** Retries `effect` (in real time) until it succeeds: for waiting on a run the test does not hold. */
-const eventually = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  TestServices.provideLive(Effect.retry(effect, Schedule.intersect(Schedule.spaced("10 millis"), Schedule.recurs(200))))
-
-const messagesOf = (threadId: string) => Effect.flatMap(Threads, (threads) => threads.messages(threadId))
 
 // --- the spec ---------------------------------------------------------------------------------
 

@@ -90,6 +90,8 @@ export const liveModel = () => {
         for (const part of parts) controller.enqueue(part)
       }),
     end: Effect.sync(() => controller.close()),
+    /** Succeeds once the model has been called. */
+    called: Effect.suspend(() => (mock.doStreamCalls.length > 0 ? Effect.void : Effect.fail("not called yet"))),
   }
 }
 
@@ -101,7 +103,8 @@ export const useModel = <M extends MockLanguageModelV3>(languageModel: M) =>
     return languageModel
   })
 
-const modelRegistry = Layer.effect(
+/** The registry handing out the model `useModel` set last. */
+export const modelRegistry = Layer.effect(
   ModelRegistry,
   Effect.map(TestModel, (holder) =>
     ModelRegistry.of({
