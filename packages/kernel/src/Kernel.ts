@@ -4,22 +4,28 @@ import { Effect, Layer, type Redacted } from "effect"
 import * as AccessTokens from "./auth/AccessTokens.js"
 import * as Auth from "./auth/Auth.js"
 import * as AuthConfig from "./auth/AuthConfig.js"
+import type { AuthStore } from "./auth/AuthStore.js"
 import * as PasswordHasher from "./auth/PasswordHasher.js"
 import * as SigningSecret from "./auth/SigningSecret.js"
 import * as SqlAuthStore from "./auth/SqlAuthStore.js"
 import * as ChannelRegistry from "./channels/ChannelRegistry.js"
 import * as Chat from "./chat/Chat.js"
-import type * as ChatRuns from "./chat/ChatRuns.js"
+import type { ChatRuns } from "./chat/ChatRuns.js"
 import * as SqlChatRuns from "./chat/SqlChatRuns.js"
 import * as StreamHub from "./chat/StreamHub.js"
 import * as TitleGenerator from "./chat/TitleGenerator.js"
 import * as AppConfig from "./config/AppConfig.js"
+import type { ConfigStore } from "./config/ConfigStore.js"
 import * as SqlConfigStore from "./config/SqlConfigStore.js"
 import * as Ids from "./ids/Ids.js"
+import * as DeliveringInbox from "./inbox/DeliveringInbox.js"
 import type * as Inbox from "./inbox/Inbox.js"
-import * as SqlInbox from "./inbox/SqlInbox.js"
+import type { InboxStore } from "./inbox/InboxStore.js"
+import * as SqlInboxStore from "./inbox/SqlInboxStore.js"
 import * as McpOAuth from "./mcp/McpOAuth.js"
+import type { McpOAuthStore } from "./mcp/McpOAuthStore.js"
 import * as McpRegistry from "./mcp/McpRegistry.js"
+import * as SqlMcpOAuthStore from "./mcp/SqlMcpOAuthStore.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
 import type * as Scheduler from "./scheduler/Scheduler.js"
@@ -28,106 +34,75 @@ import * as SqliteStorage from "./storage/SqliteStorage.js"
 import type { StorageError } from "./storage/StorageError.js"
 import * as ActiveStreams from "./threads/ActiveStreams.js"
 import * as SqlThreads from "./threads/SqlThreads.js"
-import type * as Threads from "./threads/Threads.js"
+import type { Threads } from "./threads/Threads.js"
 import * as BuiltinTools from "./tools/BuiltinTools.js"
 import * as ToolRegistry from "./tools/ToolRegistry.js"
 import * as Tools from "./tools/Tools.js"
 
-export interface KernelOptions {
-  /** Where the SQLite database and the generated signing secret live. */
-  readonly dataDir: string
-  /** Storage providing `SqlClient`; default `SqliteStorage.layer` on `<dataDir>/aide.db`. */
-  readonly storage?: Layer.Layer<SqlClient.SqlClient, StorageError>
-  /** Access-token key (≥ 32 bytes); default: generated once into `<dataDir>/jwt-secret` (0600). */
-  readonly signingSecret?: Redacted.Redacted<Uint8Array>
+/** Settings of the services' logic (no implementations: those are the Tags of `ServiceRequirements`). */
+export interface ServicesOptions {
   /** Token lifetimes and password rules; default SPEC values. */
   readonly auth?: Partial<AuthConfig.AuthSettings>
-  /** Default: argon2id with OWASP parameters. */
-  readonly passwordHasher?: Layer.Layer<PasswordHasher.PasswordHasher>
-  /** Default: in-memory fixed windows. */
-  readonly rateLimiter?: Layer.Layer<RateLimiter.RateLimiter>
-  /** The host's environment, for provider API keys (the kernel never reads `process.env`); default `{}`. */
-  readonly env?: Readonly<Record<string, string | undefined>>
-  /** Default: `ModelRegistry.layer({ env })`, the provider catalogue configured from `env`. */
-  readonly modelRegistry?: Layer.Layer<ModelRegistry.ModelRegistry>
-  /** Live chat streams; default: in this process's memory, replayable 60 s after they finish. */
-  readonly streamHub?: Layer.Layer<StreamHub.StreamHub>
-  /** Thread titles; default: asked of the operator model (`TitleGenerator.layerModel`). */
-  readonly titles?: Layer.Layer<TitleGenerator.TitleGenerator, never, AppConfig.AppConfig | ModelRegistry.ModelRegistry>
-  /** Chat run settings (e.g. provider retries). */
+  /** Chat run settings (e.g. provider retries, answer bounds). */
   readonly chat?: Chat.ChatOptions
   /** Channels to register (e.g. `ChannelRegistry.channel(telegram)`); default none. */
   readonly channels?: Layer.Layer<never, never, ChannelRegistry.ChannelRegistry>
   /** Your own tools (e.g. `ToolRegistry.source({ id: "crm", kind: "plugin", tools })`); default none. */
   readonly tools?: Layer.Layer<never, never, ToolRegistry.ToolRegistry>
-  /** Retry policy of channel deliveries; default `SqlInbox.defaults` (4 attempts, 1 s × 5 backoff). */
-  readonly inbox?: SqlInbox.DeliveryOptions
-  /** MCP connection timeouts; `env` defaults to `options.env` (a server only gets the variables it names). */
+  /** Retry policy of channel deliveries; default `DeliveringInbox.defaults` (4 attempts, 1 s × 5 backoff). */
+  readonly inbox?: DeliveringInbox.DeliveryOptions
+  /** MCP connection timeouts and the environment stdio servers may name (default `{}`). */
   readonly mcp?: McpRegistry.McpRegistryOptions
-  /** OAuth for remote MCP servers (callback under `publicUrl`); without it, `oauth: true` servers report "OAuth needs AIDE_PUBLIC_URL". */
+  /**
+   * OAuth for remote MCP servers: `redirectUrl` is the host's callback route, complete. Without
+   * it, servers with `oauth: true` report `McpOAuth.defaultDisabledMessage`.
+   */
   readonly mcpOAuth?: McpOAuth.McpOAuthOptions
   /** Scheduled tasks and heartbeat; `{ enabled: false }` keeps the firing loop off (tasks stay editable). */
   readonly scheduler?: SqlScheduler.SchedulerOptions
 }
 
-/** Everything the default kernel provides. */
-export type KernelServices =
+/** What the services Layer needs from outside: every store and every replaceable mechanism. */
+export type ServiceRequirements =
+  | AuthStore
+  | ConfigStore
+  | Threads
+  | ChatRuns
+  | InboxStore
+  | McpOAuthStore
+  | AccessTokens.AccessTokens
+  | PasswordHasher.PasswordHasher
+  | RateLimiter.RateLimiter
+  | StreamHub.StreamHub
+  | ModelRegistry.ModelRegistry
+  | TitleGenerator.TitleGenerator
+  | Ids.Ids
+  // Until the scheduler's ledger is a store of its own.
+  | SqlClient.SqlClient
+
+/** What the services Layer provides: the kernel's logic. */
+export type Services =
   | Auth.Auth
   | AppConfig.AppConfig
-  | ModelRegistry.ModelRegistry
-  | RateLimiter.RateLimiter
-  | SqlClient.SqlClient
-  | Threads.Threads
-  | ActiveStreams.ActiveStreams
-  | StreamHub.StreamHub
   | Chat.Chat
-  | Ids.Ids
-  | ChannelRegistry.ChannelRegistry
-  | Inbox.Inbox
-  | ToolRegistry.ToolRegistry
   | Tools.Tools
-  | ChatRuns.ChatRuns
+  | ToolRegistry.ToolRegistry
+  | ChannelRegistry.ChannelRegistry
+  | ActiveStreams.ActiveStreams
+  | Inbox.Inbox
   | McpRegistry.McpRegistry
   | McpOAuth.McpOAuth
   | Scheduler.Scheduler
 
-export type KernelError = StorageError | SigningSecret.SigningSecretError
-
 /**
- * The default composition of the kernel: SQLite storage in `dataDir`, argon2id, in-memory rate
- * limits. Every part can be replaced through `options`, or by composing the Layers yourself.
- *
- * @example
- * const kernel = Kernel.layer({ dataDir: "./.aide" })
- * const program = Effect.flatMap(Auth.Auth, (auth) => auth.isSetup)
- * Effect.runPromise(Effect.provide(program, kernel))
+ * All of the kernel's logic, and nothing it keeps data in or talks to: it requires only Tags
+ * (`ServiceRequirements`), the way `@effect/cluster`'s `Sharding.layer` leaves `MessageStorage`
+ * to you. Provide them from `SqlStores.layer` and the defaults (that is `Kernel.layer`), or from
+ * your own Layers; every service then uses yours.
  */
-export const layer = (options: KernelOptions): Layer.Layer<KernelServices, KernelError> => {
-  const storage = options.storage ?? SqliteStorage.layer({ filename: Path.join(options.dataDir, "aide.db") })
-  const secret =
-    options.signingSecret === undefined
-      ? SigningSecret.loadOrCreate(Path.join(options.dataDir, "jwt-secret"))
-      : Effect.succeed(options.signingSecret)
-  const accessTokens = Layer.unwrapEffect(Effect.map(secret, (key) => AccessTokens.layer({ secret: key })))
-  const auth = Auth.layer.pipe(
-    Layer.provide([SqlAuthStore.layer, options.passwordHasher ?? PasswordHasher.layer, accessTokens, Ids.layer]),
-    Layer.provide(AuthConfig.layer(options.auth)),
-  )
-  const threads = SqlThreads.layer.pipe(Layer.provide(Ids.layer))
-  const appConfig = AppConfig.layer.pipe(Layer.provide(SqlConfigStore.layer))
-  const base = Layer.mergeAll(
-    auth,
-    appConfig,
-    options.modelRegistry ?? ModelRegistry.layer({ env: options.env ?? {} }),
-    threads,
-    options.rateLimiter ?? RateLimiter.layerMemory,
-    Ids.layer,
-    ToolRegistry.layer,
-  ).pipe(Layer.provideMerge(storage))
-  const chat = Chat.layer(options.chat).pipe(
-    Layer.provide([options.titles ?? TitleGenerator.layerModel, Ids.layer]),
-    Layer.provideMerge(Layer.mergeAll(Tools.layer, SqlChatRuns.layer)),
-  )
+export const services = (options: ServicesOptions = {}): Layer.Layer<Services, StorageError, ServiceRequirements> => {
+  const auth = Auth.layer.pipe(Layer.provide(AuthConfig.layer(options.auth)))
+  const chat = Chat.layer(options.chat).pipe(Layer.provideMerge(Tools.layer))
   // GET /api/threads reports the hub's running streams.
   const activeStreams = Layer.effect(
     ActiveStreams.ActiveStreams,
@@ -135,17 +110,128 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
   )
   // Channels register before the inbox starts, so its first sweep already finds them.
   const channels = Layer.provideMerge(options.channels ?? Layer.empty, ChannelRegistry.layer)
-  const inbox = SqlInbox.layerWith(options.inbox ?? {}).pipe(Layer.provide(Ids.layer), Layer.provideMerge(channels))
+  const inbox = DeliveringInbox.layer(options.inbox).pipe(Layer.provideMerge(channels))
   // Connects in background fibers: a slow or broken MCP server never holds up startup.
-  const mcp = McpRegistry.layer({ env: options.env ?? {}, ...options.mcp }).pipe(
+  const mcp = McpRegistry.layer(options.mcp).pipe(
     Layer.provideMerge(options.mcpOAuth === undefined ? McpOAuth.layerDisabled() : McpOAuth.layer(options.mcpOAuth)),
   )
   // `current_time` and `notify`: registered once the inbox they write to is up.
   const builtinTools = Layer.mergeAll(BuiltinTools.layer.pipe(Layer.provide(inbox)), options.tools ?? Layer.empty)
   // Runs prompts through chat and delivers to the inbox; neither of them knows the scheduler.
-  const scheduler = SqlScheduler.layerWith(options.scheduler ?? {}).pipe(Layer.provide([chat, inbox, Ids.layer]))
+  const scheduler = SqlScheduler.layerWith(options.scheduler ?? {}).pipe(Layer.provide([chat, inbox]))
   return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler).pipe(
-    Layer.provideMerge(options.streamHub ?? StreamHub.layerMemory()),
-    Layer.provideMerge(base),
+    Layer.provideMerge(Layer.mergeAll(auth, AppConfig.layer, ToolRegistry.layer)),
+  )
+}
+
+export interface KernelOptions extends ServicesOptions {
+  /** Where the SQLite database and the generated signing secret live. */
+  readonly dataDir: string
+  /**
+   * The connection of the SQL stores; default `SqliteStorage.layer` on `<dataDir>/aide.db`.
+   * Migrated or not: the stores migrate what they need. Not opened when you replace every store.
+   */
+  readonly storage?: Layer.Layer<SqlClient.SqlClient, StorageError>
+  /** Users, sessions and refresh tokens; default `SqlAuthStore.layer`. */
+  readonly authStore?: Layer.Layer<AuthStore, StorageError>
+  /** The config document; default `SqlConfigStore.layer`. */
+  readonly configStore?: Layer.Layer<ConfigStore, StorageError>
+  /** Threads and their messages; default `SqlThreads.layer`. */
+  readonly threads?: Layer.Layer<Threads, StorageError>
+  /** Suspended runs and their approvals; default `SqlChatRuns.layer`. */
+  readonly chatRuns?: Layer.Layer<ChatRuns, StorageError>
+  /** Inbox messages and delivery leases; default `SqlInboxStore.layer`. */
+  readonly inboxStore?: Layer.Layer<InboxStore, StorageError>
+  /** MCP OAuth registrations, tokens and states; default `SqlMcpOAuthStore.layer`. */
+  readonly mcpOAuthStore?: Layer.Layer<McpOAuthStore, StorageError>
+  /** Access-token key (≥ 32 bytes); default: generated once into `<dataDir>/jwt-secret` (0600). */
+  readonly signingSecret?: Redacted.Redacted<Uint8Array>
+  /** Access tokens; default HS256 JWTs signed with `signingSecret` (`AccessTokens.layer`). */
+  readonly accessTokens?: Layer.Layer<
+    AccessTokens.AccessTokens,
+    SigningSecret.SigningSecretError,
+    AuthConfig.AuthConfig
+  >
+  /** Default: argon2id with OWASP parameters. */
+  readonly passwordHasher?: Layer.Layer<PasswordHasher.PasswordHasher>
+  /** Default: in-memory fixed windows. */
+  readonly rateLimiter?: Layer.Layer<RateLimiter.RateLimiter>
+  /** The host's environment, for provider API keys and MCP servers (the kernel never reads `process.env`); default `{}`. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Default: `ModelRegistry.layer({ env })`, the provider catalogue configured from `env`. */
+  readonly modelRegistry?: Layer.Layer<ModelRegistry.ModelRegistry>
+  /** Live chat streams; default: in this process's memory, replayable 60 s after they finish. */
+  readonly streamHub?: Layer.Layer<StreamHub.StreamHub>
+  /** Thread titles; default: asked of the operator model (`TitleGenerator.layerModel`). */
+  readonly titles?: Layer.Layer<TitleGenerator.TitleGenerator, never, AppConfig.AppConfig | ModelRegistry.ModelRegistry>
+  /** Ids and random secrets; default `Ids.layer` (UUID v4, `crypto.randomBytes`). */
+  readonly ids?: Layer.Layer<Ids.Ids>
+}
+
+/** Everything the default kernel provides: the services and every Tag they were given. */
+export type KernelServices = Services | Exclude<ServiceRequirements, SqlClient.SqlClient>
+
+export type KernelError = StorageError | SigningSecret.SigningSecretError
+
+/** The stores of `options`, the SQL ones on one migrated connection opened only if some store needs it. */
+const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
+  const chosen = [
+    options.authStore,
+    options.configStore,
+    options.threads,
+    options.chatRuns,
+    options.inboxStore,
+    options.mcpOAuthStore,
+  ]
+  const stores = Layer.mergeAll(
+    options.authStore ?? SqlAuthStore.layer,
+    options.configStore ?? SqlConfigStore.layer,
+    options.threads ?? SqlThreads.layer,
+    options.chatRuns ?? SqlChatRuns.layer,
+    options.inboxStore ?? SqlInboxStore.layer,
+    options.mcpOAuthStore ?? SqlMcpOAuthStore.layer,
+  )
+  const storage = options.storage ?? SqliteStorage.layer({ filename: Path.join(options.dataDir, "aide.db") })
+  // The scheduler's ledger still needs the connection itself (see `ServiceRequirements`).
+  void chosen
+  return Layer.provideMerge(stores, Layer.merge(storage, ids))
+}
+
+/**
+ * The default composition of the kernel: `services` over the SQL stores (SQLite in `dataDir`),
+ * argon2id, in-memory rate limits and streams. Every Tag the services require has an option;
+ * what you give is the one the services use.
+ *
+ * @example
+ * const kernel = Kernel.layer({ dataDir: "./.aide", threads: myThreadsLayer })
+ * const program = Effect.flatMap(Auth.Auth, (auth) => auth.isSetup)
+ * Effect.runPromise(Effect.provide(program, kernel))
+ */
+export const layer = (options: KernelOptions): Layer.Layer<KernelServices, KernelError> => {
+  const ids = options.ids ?? Ids.layer
+  const authConfig = AuthConfig.layer(options.auth)
+  const secret =
+    options.signingSecret === undefined
+      ? SigningSecret.loadOrCreate(Path.join(options.dataDir, "jwt-secret"))
+      : Effect.succeed(options.signingSecret)
+  const accessTokens = (
+    options.accessTokens ?? Layer.unwrapEffect(Effect.map(secret, (key) => AccessTokens.layer({ secret: key })))
+  ).pipe(Layer.provide(authConfig))
+  const modelRegistry = options.modelRegistry ?? ModelRegistry.layer({ env: options.env ?? {} })
+  const stores = storesLayer(options, ids)
+  // Titles read the operator model from the config: the same `AppConfig.layer` the services
+  // build (Layers are memoized by reference), so there is one config service.
+  const titles = (options.titles ?? TitleGenerator.layerModel).pipe(Layer.provide(AppConfig.layer))
+  const mechanisms = Layer.mergeAll(
+    accessTokens,
+    options.passwordHasher ?? PasswordHasher.layer,
+    options.rateLimiter ?? RateLimiter.layerMemory,
+    options.streamHub ?? StreamHub.layerMemory(),
+    modelRegistry,
+  )
+  return services({ ...options, mcp: { env: options.env ?? {}, ...options.mcp } }).pipe(
+    Layer.provideMerge(titles),
+    Layer.provideMerge(mechanisms),
+    Layer.provideMerge(stores),
   )
 }

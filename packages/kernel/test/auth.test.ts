@@ -11,9 +11,10 @@ import * as PasswordHasher from "../src/auth/PasswordHasher.js"
 import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
 import * as Ids from "../src/ids/Ids.js"
 import * as SqliteStorage from "../src/storage/SqliteStorage.js"
+import { SqlMigrations } from "../src/storage/SqlMigrations.js"
 
 /** What `Auth` runs on, over a fresh in-memory database; `store` replaces the SQL store (to interleave calls). */
-const dependencies = (store: Layer.Layer<AuthStore, never, SqlClient.SqlClient> = SqlAuthStore.layer) =>
+const dependencies = (store: Layer.Layer<AuthStore, unknown, SqlClient.SqlClient> = SqlAuthStore.layer) =>
   Layer.mergeAll(
     store,
     PasswordHasher.layerTest,
@@ -248,7 +249,7 @@ describe("a revocation wins over requests in flight", () => {
     Layer.effect(
       AuthStore,
       Effect.map(SqlAuthStore.make, (store) => AuthStore.of({ ...store, ...wrap(store) })),
-    )
+    ).pipe(Layer.provide(SqlMigrations))
 
   it.effect("a request checked while logout is under way cannot keep the session alive", () =>
     Effect.gen(function* () {

@@ -5,7 +5,9 @@ import { type Channel, ChannelDeliveryError } from "../src/channels/Channel.js"
 import * as ChannelRegistry from "../src/channels/ChannelRegistry.js"
 import * as Ids from "../src/ids/Ids.js"
 import { Inbox } from "../src/inbox/Inbox.js"
-import * as SqlInbox from "../src/inbox/SqlInbox.js"
+import * as DeliveringInbox from "../src/inbox/DeliveringInbox.js"
+import { InboxStore } from "../src/inbox/InboxStore.js"
+import * as SqlInboxStore from "../src/inbox/SqlInboxStore.js"
 import { tempSqliteStorageLayer } from "./support/files.js"
 import { freshStorageLayer, postgresAvailable } from "./support/postgres.js"
 
@@ -19,7 +21,10 @@ const reset = Effect.gen(function* () {
 })
 
 /** An inbox living in the test's scope: closing the scope is stopping the server. */
-const startInbox = (options?: SqlInbox.DeliveryOptions) => SqlInbox.make(options)
+const startInbox = (options?: DeliveringInbox.DeliveryOptions) =>
+  Effect.flatMap(SqlInboxStore.make, (store) =>
+    DeliveringInbox.make(options).pipe(Effect.provideService(InboxStore, store)),
+  )
 
 const at = (millis: number) => new Date(millis)
 

@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Duration, Effect, type Layer, TestClock } from "effect"
 import * as McpOAuth from "../src/mcp/McpOAuth.js"
+import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
 import {
   type AuthorizationServer,
   approveInBrowser,
@@ -16,6 +17,7 @@ import { tempSqliteStorageLayer } from "./support/files.js"
 import { freshStorageLayer, postgresAvailable } from "./support/postgres.js"
 
 const publicUrl = "https://aide.example.test"
+const redirectUrl = `${publicUrl}/api/mcp-servers/oauth/callback`
 
 /** Hosts under `.public.test` "resolve" to a public address but are served on loopback. */
 const publicLookup = async (hostname: string) => (hostname.endsWith(".public.test") ? ["93.184.216.34"] : ["127.0.0.1"])
@@ -63,7 +65,7 @@ const close = (client: Client | undefined) => Effect.promise(async () => client?
 const approve = (authUrl: URL) =>
   Effect.promise(async () => {
     const callback = await approveInBrowser(authUrl.href)
-    expect(callback.origin + callback.pathname).toBe(McpOAuth.callbackUrl(publicUrl))
+    expect(callback.origin + callback.pathname).toBe(redirectUrl)
     return { state: callback.searchParams.get("state") ?? "", code: callback.searchParams.get("code") ?? "" }
   })
 
@@ -98,7 +100,7 @@ const reset = Effect.gen(function* () {
 })
 
 const newOAuth = (options: Partial<McpOAuth.McpOAuthOptions> = {}) =>
-  Effect.zipRight(reset, McpOAuth.make({ publicUrl, ...options }))
+  Effect.zipRight(reset, McpOAuth.make({ redirectUrl, ...options }).pipe(Effect.provide(SqlMcpOAuthStore.layer)))
 
 const suite = (it: Vitest.MethodsNonLive<SqlClient.SqlClient>) => {
   describe("authorization", () => {
@@ -115,7 +117,7 @@ const suite = (it: Vitest.MethodsNonLive<SqlClient.SqlClient>) => {
         expect(authUrl.searchParams.get("redirect_uri")).toBe(`${publicUrl}/api/mcp-servers/oauth/callback`)
         expect(authUrl.searchParams.get("state")?.length).toBeGreaterThanOrEqual(40)
         // Dynamic client registration happened with our callback.
-        expect(authServer.registrations.at(-1)?.redirect_uris).toEqual([McpOAuth.callbackUrl(publicUrl)])
+        expect(authServer.registrations.at(-1)?.redirect_uris).toEqual([redirectUrl])
 
         const { state, code } = yield* approve(authUrl)
         expect(yield* oauth.complete(state, code)).toBe("remote")
@@ -171,7 +173,7 @@ const suite = (it: Vitest.MethodsNonLive<SqlClient.SqlClient>) => {
         yield* close(client)
         const registrations = authServer.registrations.length
         // A restart: nothing but the database is shared.
-        const second = yield* McpOAuth.make({ publicUrl })
+        const second = yield* McpOAuth.make({ redirectUrl }).pipe(Effect.provide(SqlMcpOAuthStore.layer))
         const again = yield* connect(second, { id: "remote", url: mcp.url })
         expect(again.error).toBeUndefined()
         expect(yield* echo(again.client!, "still here")).toBe("still here")
@@ -277,8 +279,8 @@ describe("McpOAuth.layerDisabled", () => {
       const oauth = yield* McpOAuth.McpOAuth
       const attempt = yield* connect(oauth, { id: "remote", url: mcp.url })
       expect(attempt.authUrl).toBeUndefined()
-      expect(String(attempt.error)).toContain("OAuth needs AIDE_PUBLIC_URL")
-      expect((yield* Effect.flip(oauth.complete("state", "code"))).message).toBe("OAuth needs AIDE_PUBLIC_URL")
+      expect(String(attempt.error)).toContain(McpOAuth.defaultDisabledMessage)
+      expect((yield* Effect.flip(oauth.complete("state", "code"))).message).toBe(McpOAuth.defaultDisabledMessage)
     }).pipe(Effect.provide(McpOAuth.layerDisabled())),
   )
 })

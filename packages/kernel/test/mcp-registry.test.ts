@@ -406,7 +406,7 @@ describe("McpRegistry: HTTP servers", () => {
     const h = await start()
     try {
       await patch(h, { oauthy: { url: remote.url, oauth: true } })
-      expect((await failed(h, "oauthy")).error).toContain("OAuth needs AIDE_PUBLIC_URL")
+      expect((await failed(h, "oauthy")).error).toContain(McpOAuth.defaultDisabledMessage)
     } finally {
       await h.close()
       await remote.close()

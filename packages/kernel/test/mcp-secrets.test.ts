@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AppConfig from "../src/config/AppConfig.js"
 import * as McpOAuth from "../src/mcp/McpOAuth.js"
 import * as McpRegistry from "../src/mcp/McpRegistry.js"
+import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
 import { redactText, redactUrl } from "../src/mcp/Redact.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
 import { startMcpHttpFixture } from "./fixtures/mcpHttpServer.js"
@@ -38,7 +39,10 @@ const start = async (): Promise<Harness> => {
       Layer.mergeAll(
         AppConfig.layerMemory,
         ToolRegistry.layer,
-        McpOAuth.layer({ publicUrl: "https://aide.example.test" }).pipe(Layer.provide(tempSqliteStorageLayer)),
+        McpOAuth.layer({ redirectUrl: "https://aide.example.test/api/mcp-servers/oauth/callback" }).pipe(
+          Layer.provide(SqlMcpOAuthStore.layer),
+          Layer.provide(tempSqliteStorageLayer),
+        ),
       ),
     ),
   )

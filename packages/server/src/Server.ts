@@ -6,6 +6,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AideApi } from "./api/AideApi.js"
+import { callbackUrl } from "./api/McpOAuthApi.js"
 import * as AuthHandlers from "./handlers/AuthHandlers.js"
 import * as ChatHandlers from "./handlers/ChatHandlers.js"
 import * as ConfigHandlers from "./handlers/ConfigHandlers.js"
@@ -64,7 +65,7 @@ export const kernelLayer = (options: ServerOptions) =>
         ...(Option.isSome(options.databaseUrl) ? { storage: postgresStorage(options.databaseUrl.value) } : {}),
         ...(signingSecret === undefined ? {} : { signingSecret }),
         env: options.env ?? process.env,
-        mcpOAuth: { publicUrl: options.publicUrl ?? defaultPublicUrl(options) },
+        mcpOAuth: { redirectUrl: callbackUrl(options.publicUrl ?? defaultPublicUrl(options)) },
         streamHub: StreamHub.layerMemory({
           ...(options.streamMaxSubscribersPerStream === undefined
             ? {}

@@ -1,5 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
+import { SqlMigrations } from "../storage/SqlMigrations.js"
+import type { StorageError } from "../storage/StorageError.js"
 import { orStorageError } from "../storage/StorageError.js"
 import { AuthStore, type Credentials, type RefreshTokenRow, type SessionRow } from "./AuthStore.js"
 
@@ -175,4 +177,6 @@ export const make = Effect.gen(function* () {
   })
 })
 
-export const layer: Layer.Layer<AuthStore, never, SqlClient.SqlClient> = Layer.effect(AuthStore, make)
+export const layer: Layer.Layer<AuthStore, StorageError, SqlClient.SqlClient> = Layer.effect(AuthStore, make).pipe(
+  Layer.provide(SqlMigrations),
+)

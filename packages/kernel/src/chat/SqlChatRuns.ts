@@ -1,5 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
+import { SqlMigrations } from "../storage/SqlMigrations.js"
+import type { StorageError } from "../storage/StorageError.js"
 import { sqlErrorsAsStorage } from "../storage/StorageError.js"
 import {
   type ApprovalCall,
@@ -178,4 +180,6 @@ export const make = Effect.gen(function* () {
   return ChatRuns.of({ atomically, suspend, get, findApproval, decide, claimResume, suspendedIn, supersede })
 })
 
-export const layer: Layer.Layer<ChatRuns, never, SqlClient.SqlClient> = Layer.effect(ChatRuns, make)
+export const layer: Layer.Layer<ChatRuns, StorageError, SqlClient.SqlClient> = Layer.effect(ChatRuns, make).pipe(
+  Layer.provide(SqlMigrations),
+)

@@ -1,5 +1,6 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { Clock, Effect, Layer } from "effect"
+import { SqlMigrations } from "../storage/SqlMigrations.js"
 import { StorageError } from "../storage/StorageError.js"
 import { ConfigStore, type RejectedConfig } from "./ConfigStore.js"
 
@@ -69,4 +70,6 @@ export const make = Effect.gen(function* () {
   return ConfigStore.of({ load, update, setAside, rejected })
 })
 
-export const layer: Layer.Layer<ConfigStore, never, SqlClient.SqlClient> = Layer.effect(ConfigStore, make)
+export const layer: Layer.Layer<ConfigStore, StorageError, SqlClient.SqlClient> = Layer.effect(ConfigStore, make).pipe(
+  Layer.provide(SqlMigrations),
+)

@@ -1,5 +1,4 @@
 import * as Crypto from "node:crypto"
-import type { SqlClient } from "@effect/sql"
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import type {
   OAuthClientInformationMixed,
@@ -7,19 +6,13 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { Clock, Context, Duration, Effect, Layer, Option, Runtime, Schema } from "effect"
+import { McpOAuthStore } from "./McpOAuthStore.js"
 import { redactText } from "./Redact.js"
-import * as SqlMcpOAuthStore from "./SqlMcpOAuthStore.js"
 import { withStaticHeaders } from "./StaticHeaders.js"
 import * as UrlGuard from "./UrlGuard.js"
 
-/** Where the authorization server sends the owner's browser back: public, on our own server. */
-export const callbackPath = "/api/mcp-servers/oauth/callback"
-
-/** `https://aide.example.com` → `https://aide.example.com/api/mcp-servers/oauth/callback` */
-export const callbackUrl = (publicUrl: string) => `${publicUrl.replace(/\/+$/, "")}${callbackPath}`
-
-/** The message of every OAuth server when no public URL is configured. */
-export const disabledMessage = "OAuth needs AIDE_PUBLIC_URL"
+/** The message of every OAuth server when the host configured no redirect URL. */
+export const defaultDisabledMessage = "OAuth needs a public URL of this server"
 
 /**
  * An authorization callback that cannot be completed (`message` says why, for the owner).
@@ -66,8 +59,11 @@ export class McpOAuth extends Context.Tag("@aide/kernel/McpOAuth")<
 >() {}
 
 export interface McpOAuthOptions {
-  /** Public base URL of this server, as the owner's browser reaches it (`AIDE_PUBLIC_URL`). */
-  readonly publicUrl: string
+  /**
+   * Where the authorization server sends the owner's browser back: a complete URL of the host's
+   * callback route, as the browser reaches it (the kernel knows no routes).
+   */
+  readonly redirectUrl: string
   /** How long an authorization URL stays good; default 30 minutes. */
   readonly stateTtl?: Duration.DurationInput
   /** Name resolution and fetch used by the URL guard (tests inject them). */
@@ -106,13 +102,13 @@ const guardedWithHeaders = (
     fetch: withStaticHeaders(guard.fetch ?? ((input, init) => globalThis.fetch(input, init)), serverUrl, headers),
   })
 
-/** `McpOAuth` storing everything through `SqlClient`. */
-export const make = (options: McpOAuthOptions): Effect.Effect<McpOAuth["Type"], never, SqlClient.SqlClient> =>
+/** `McpOAuth` keeping registrations, tokens and states in the `McpOAuthStore`. */
+export const make = (options: McpOAuthOptions): Effect.Effect<McpOAuth["Type"], never, McpOAuthStore> =>
   Effect.gen(function* () {
-    const store = yield* SqlMcpOAuthStore.make
+    const store = yield* McpOAuthStore
     const runtime = yield* Effect.runtime<never>()
     const run = <A, E>(effect: Effect.Effect<A, E>) => Runtime.runPromise(runtime, effect)
-    const redirectUrl = callbackUrl(options.publicUrl)
+    const redirectUrl = options.redirectUrl
     const stateTtl = Duration.toMillis(options.stateTtl ?? Duration.minutes(30))
     const clientMetadata: OAuthClientMetadata = {
       client_name: options.clientName ?? "Aide",
@@ -229,16 +225,24 @@ export const make = (options: McpOAuthOptions): Effect.Effect<McpOAuth["Type"], 
     }
   })
 
-/** `McpOAuth` with its callback at `${publicUrl}/api/mcp-servers/oauth/callback`. */
-export const layer = (options: McpOAuthOptions): Layer.Layer<McpOAuth, never, SqlClient.SqlClient> =>
+/** `McpOAuth` with its callback at `options.redirectUrl`. */
+export const layer = (options: McpOAuthOptions): Layer.Layer<McpOAuth, never, McpOAuthStore> =>
   Layer.effect(McpOAuth, make(options))
 
+export interface DisabledOptions {
+  /** What servers with `oauth: true` report, e.g. which setting of the host enables OAuth. */
+  readonly message?: string
+  readonly guard?: UrlGuard.GuardOptions
+}
+
 /**
- * For embedders without a public URL: servers with `oauth: true` fail to connect with
- * "OAuth needs AIDE_PUBLIC_URL"; the URL guard still applies.
+ * For hosts without a public URL: servers with `oauth: true` fail to connect with `message`;
+ * the URL guard still applies.
  */
-export const layerDisabled = (guard?: UrlGuard.GuardOptions): Layer.Layer<McpOAuth> =>
-  Layer.succeed(McpOAuth, {
+export const layerDisabled = (options: DisabledOptions = {}): Layer.Layer<McpOAuth> => {
+  const disabledMessage = options.message ?? defaultDisabledMessage
+  const guard = options.guard
+  return Layer.succeed(McpOAuth, {
     provider: () => {
       const fail = () => {
         throw new Error(disabledMessage)
@@ -259,3 +263,4 @@ export const layerDisabled = (guard?: UrlGuard.GuardOptions): Layer.Layer<McpOAu
     forget: () => Effect.void,
     fetchFor: (serverUrl, headers = {}) => guardedWithHeaders(serverUrl, headers, guard),
   })
+}

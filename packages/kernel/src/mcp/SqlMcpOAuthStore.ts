@@ -1,38 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option } from "effect"
-import { orStorageError, type StorageError } from "../storage/StorageError.js"
-
-/** An authorization in flight, as stored under its `state`. */
-export interface PendingAuthorization {
-  readonly serverId: string
-  readonly serverUrl: string
-  readonly codeVerifier: string | null
-  readonly expiresAt: Date
-}
-
-/**
- * What `McpOAuth` keeps in the database. Client information and tokens are opaque JSON (the
- * SDK's objects, stored unchanged as it asks) and read back only for the server URL they were
- * obtained for: changing a server's URL starts over.
- */
-export interface McpOAuthStore {
-  readonly clientInformation: (serverId: string, serverUrl: string) => Effect.Effect<unknown, StorageError>
-  readonly saveClientInformation: (
-    serverId: string,
-    serverUrl: string,
-    value: unknown,
-  ) => Effect.Effect<void, StorageError>
-  readonly tokens: (serverId: string, serverUrl: string) => Effect.Effect<unknown, StorageError>
-  readonly saveTokens: (serverId: string, serverUrl: string, value: unknown) => Effect.Effect<void, StorageError>
-  /** Drops the registration and tokens (`all`), or only one of them. */
-  readonly clear: (serverId: string, what: "all" | "client" | "tokens") => Effect.Effect<void, StorageError>
-  /** Records an authorization URL handed out; expired ones are pruned on the way. */
-  readonly addPending: (state: string, pending: PendingAuthorization) => Effect.Effect<void, StorageError>
-  /** Removes and returns the authorization of `state`: a state is good for one callback only. */
-  readonly takePending: (state: string) => Effect.Effect<Option.Option<PendingAuthorization>, StorageError>
-  /** Forgets every authorization in flight of a server. */
-  readonly dropPending: (serverId: string) => Effect.Effect<void, StorageError>
-}
+import { Clock, Effect, Layer, Option } from "effect"
+import { SqlMigrations } from "../storage/SqlMigrations.js"
+import type { StorageError } from "../storage/StorageError.js"
+import { orStorageError } from "../storage/StorageError.js"
+import { McpOAuthStore, type PendingAuthorization } from "./McpOAuthStore.js"
 
 interface PendingRow {
   readonly serverId: string
@@ -44,7 +15,7 @@ interface PendingRow {
 const parse = (text: string | null | undefined): unknown => (text == null ? undefined : JSON.parse(text))
 
 /** `McpOAuthStore` over any `SqlClient` dialect (SQLite, PostgreSQL). */
-export const make: Effect.Effect<McpOAuthStore, never, SqlClient.SqlClient> = Effect.gen(function* () {
+export const make: Effect.Effect<McpOAuthStore["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString())
 
@@ -115,3 +86,9 @@ export const make: Effect.Effect<McpOAuthStore, never, SqlClient.SqlClient> = Ef
     dropPending,
   }
 })
+
+/** `McpOAuthStore` on the kernel's `SqlClient` (tables of migration `0008_mcp_oauth`). */
+export const layer: Layer.Layer<McpOAuthStore, StorageError, SqlClient.SqlClient> = Layer.effect(
+  McpOAuthStore,
+  make,
+).pipe(Layer.provide(SqlMigrations))

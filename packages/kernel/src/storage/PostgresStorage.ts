@@ -1,7 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Layer, type Redacted } from "effect"
-import * as Migrations from "./migrations.js"
 import { StorageError } from "./StorageError.js"
 
 export interface PostgresStorageOptions {
@@ -12,17 +11,13 @@ export interface PostgresStorageOptions {
 }
 
 /**
- * PostgreSQL storage for scale-out: several server replicas share one database. Migrated at
- * start; the migrator's lock makes concurrent starts safe.
+ * PostgreSQL storage for scale-out: several server replicas share one database. Provides the
+ * connection pool only; the SQL stores migrate the schema (the migrator's lock makes
+ * concurrent starts of replicas safe).
  */
 export const layer = (options: PostgresStorageOptions): Layer.Layer<SqlClient.SqlClient, StorageError> =>
-  Layer.effectDiscard(Migrations.run).pipe(
-    Layer.provideMerge(
-      PgClient.layer({
-        url: options.url,
-        maxConnections: options.maxConnections ?? 10,
-        applicationName: "aide",
-      }),
-    ),
-    Layer.mapError((cause) => new StorageError({ message: "preparing the PostgreSQL database failed", cause })),
-  )
+  PgClient.layer({
+    url: options.url,
+    maxConnections: options.maxConnections ?? 10,
+    applicationName: "aide",
+  }).pipe(Layer.mapError((cause) => new StorageError({ message: "preparing the PostgreSQL database failed", cause })))

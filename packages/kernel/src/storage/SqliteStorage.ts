@@ -4,7 +4,6 @@ import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect, Layer } from "effect"
 import * as DataDirLock from "./DataDirLock.js"
-import * as Migrations from "./migrations.js"
 import { StorageError } from "./StorageError.js"
 
 export interface SqliteStorageOptions {
@@ -49,12 +48,11 @@ const prepare = Effect.gen(function* () {
   yield* sql.unsafe("PRAGMA foreign_keys = ON")
   yield* sql.unsafe("PRAGMA synchronous = NORMAL")
   yield* sql.unsafe("PRAGMA busy_timeout = 5000")
-  yield* Migrations.run
 }).pipe(Effect.mapError((cause) => new StorageError({ message: "preparing the SQLite database failed", cause })))
 
 /**
- * The embedded default: one SQLite file (WAL, foreign keys on), migrated at start.
- * Provides `SqlClient` to every repository of the kernel.
+ * The embedded default: one SQLite file (WAL, foreign keys on). Provides `SqlClient`: the
+ * connection and its settings only; the SQL stores migrate the schema they need themselves.
  */
 export const layer = (options: SqliteStorageOptions): Layer.Layer<SqlClient.SqlClient, StorageError> => {
   // The lock is taken first and released last: the database closes before another process may open it.

@@ -1,6 +1,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import * as PostgresStorage from "../../src/storage/PostgresStorage.js"
+import { SqlMigrations } from "../../src/storage/SqlMigrations.js"
 
 /**
  * PostgreSQL for tests: `AIDE_TEST_DATABASE_URL` names a server and a database we may create
@@ -44,5 +45,9 @@ export const freshStorageLayer = Layer.unwrapScoped(
   Effect.acquireRelease(
     Effect.promise(() => createTestDatabase()),
     (database) => Effect.promise(() => database.drop()),
-  ).pipe(Effect.map((database) => PostgresStorage.layer({ url: Redacted.make(database.url), maxConnections: 4 }))),
+  ).pipe(
+    Effect.map((database) =>
+      Layer.provideMerge(SqlMigrations, PostgresStorage.layer({ url: Redacted.make(database.url), maxConnections: 4 })),
+    ),
+  ),
 )

@@ -75,10 +75,13 @@ export const failingChannel: Channel = {
  * The whole default kernel (`Kernel.layer`) on the SQLite file `dataDir/aide.db`, with `model`
  * as the operator model. Building it twice on one directory is a restart.
  */
-export const kernelLayer = (dataDir: string, model: TestModel) =>
-  Kernel.layer({
+export const kernelLayer = (dataDir: string, model: TestModel) => {
+  // Given to the kernel and merged beside it: one connection (Layers are memoized), which the
+  // tests also read directly.
+  const storage = SqliteStorage.layer({ filename: Path.join(dataDir, "aide.db") })
+  const kernel = Kernel.layer({
     dataDir,
-    storage: SqliteStorage.layer({ filename: Path.join(dataDir, "aide.db") }),
+    storage,
     signingSecret: Redacted.make(new Uint8Array(32).fill(7)),
     passwordHasher: PasswordHasher.layerTest,
     titles: TitleGenerator.layerFallback,
@@ -93,8 +96,10 @@ export const kernelLayer = (dataDir: string, model: TestModel) =>
     channels: ChannelRegistry.channel(failingChannel),
     inbox: { backoff: "1 second", factor: 1, attempts: 2 },
   })
+  return Layer.merge(kernel, storage)
+}
 
-export type KernelServices = Kernel.KernelServices
+export type KernelServices = Kernel.KernelServices | SqlClient.SqlClient
 
 /** A fresh data directory and model; `run` runs a body against a kernel started on them (a restart each time). */
 export const fixture = Effect.gen(function* () {

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Kernel, PasswordHasher } from "@aide/kernel"
+import { type Kernel, PasswordHasher, SqliteStorage } from "@aide/kernel"
+import { PostgresStorage } from "@aide/kernel/postgres"
+import type { SqlClient } from "@effect/sql"
 import { Server, ServerConfig } from "@aide/server"
-import { type Effect, ManagedRuntime, Option, Redacted } from "effect"
+import { type Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { createTestDatabase } from "../../../kernel/test/support/postgres.js"
 
 export type StorageKind = "sqlite" | "postgres"
@@ -12,8 +14,11 @@ export interface TestServer {
   /** `http://127.0.0.1:<port>` */
   readonly url: string
   readonly dataDir: string
-  /** Runs an effect against the server's own kernel services (e.g. to seed threads through `Threads`). */
-  readonly run: <A, E>(effect: Effect.Effect<A, E, Kernel.KernelServices>) => Promise<A>
+  /**
+   * Runs an effect against the server's own kernel services (e.g. to seed threads through
+   * `Threads`) and its database connection (unless the test replaced the storage).
+   */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Kernel.KernelServices | SqlClient.SqlClient>) => Promise<A>
   /** Stops the server, closes storage, removes the data directory and any test database. */
   readonly close: () => Promise<void>
 }
@@ -30,6 +35,13 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
   const { storage = "sqlite", ...overrides } = options
   const dataDir = mkdtempSync(join(tmpdir(), "aide-test-"))
   const database = storage === "postgres" ? await createTestDatabase() : undefined
+  // The server's own storage, as `Server` would open it, given to its kernel and kept beside it:
+  // one connection (Layers are memoized by reference) that `run` can also query.
+  const storageLayer =
+    overrides.kernel?.storage ??
+    (database
+      ? PostgresStorage.layer({ url: Redacted.make(database.url) })
+      : SqliteStorage.layer({ filename: join(dataDir, "aide.db") }))
   const serverOptions: Server.ServerOptions = {
     port: 0,
     host: "127.0.0.1",
@@ -40,9 +52,9 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
     maxBodyBytes: ServerConfig.defaultMaxBodyBytes,
     chatMaxBodyBytes: ServerConfig.defaultChatMaxBodyBytes,
     ...overrides,
-    kernel: { passwordHasher: PasswordHasher.layerTest, ...overrides.kernel },
+    kernel: { passwordHasher: PasswordHasher.layerTest, ...overrides.kernel, storage: storageLayer },
   }
-  const runtime = ManagedRuntime.make(Server.layer(serverOptions))
+  const runtime = ManagedRuntime.make(Layer.merge(Server.layer(serverOptions), storageLayer))
   const url = await runtime.runPromise(Server.baseUrl)
   return {
     url,
