@@ -1,21 +1,74 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer, type Vitest } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Context, Effect, Layer, TestClock } from "effect"
 import * as Ids from "../src/ids/Ids.js"
+import * as MemoryThreads from "../src/threads/MemoryThreads.js"
 import * as SqlThreads from "../src/threads/SqlThreads.js"
 import { type StoredMessage, Threads } from "../src/threads/Threads.js"
 import { tempSqliteStorageLayer } from "./support/files.js"
 import { freshStorageLayer, postgresAvailable } from "./support/postgres.js"
 
-/** Every test starts from empty tables (the suite shares one database per dialect) at time 0. */
-const reset = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`DELETE FROM messages`
-  yield* sql`DELETE FROM threads`
-  // The suite's tests share one TestClock: every test starts again from time 0.
-  yield* TestClock.setTime(0)
-  return yield* Threads
-})
+/** What the suite needs of an implementation besides `Threads`: a fresh start, and its size. */
+class Fixture extends Context.Tag("test/ThreadsFixture")<
+  Fixture,
+  {
+    /** Empty threads at time 0 (the suite's tests share one TestClock and one database). */
+    readonly reset: Effect.Effect<Threads["Type"], unknown>
+    readonly rowCount: (table: "threads" | "messages") => Effect.Effect<number, unknown>
+  }
+>() {}
+
+const reset = Effect.flatMap(Fixture, (fixture) => fixture.reset)
+const rowCount = (table: "threads" | "messages") => Effect.flatMap(Fixture, (fixture) => fixture.rowCount(table))
+
+const sqlFixture = Layer.effect(
+  Fixture,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const threads = yield* Threads
+    return {
+      reset: Effect.gen(function* () {
+        yield* sql`DELETE FROM messages`
+        yield* sql`DELETE FROM threads`
+        yield* TestClock.setTime(0)
+        return threads
+      }),
+      rowCount: (table) =>
+        sql<{ readonly count: number }>`SELECT CAST(COUNT(*) AS INTEGER) AS "count" FROM ${sql(table)}`.pipe(
+          Effect.map((rows) => Number(rows[0]?.count)),
+        ),
+    }
+  }),
+)
+
+/** A new `MemoryThreads` per test; its size read through the public interface only. */
+const memoryFixture = Layer.effect(
+  Fixture,
+  Effect.gen(function* () {
+    const ids = yield* Ids.Ids
+    let current: Threads["Type"] | undefined
+    const everyThread = (threads: Threads["Type"]) =>
+      Effect.map(threads.list({ page: 0, perPage: false }), (page) =>
+        page.threads.flatMap((family) => family.threadIds),
+      )
+    return {
+      reset: Effect.gen(function* () {
+        yield* TestClock.setTime(0)
+        current = yield* Effect.provideService(MemoryThreads.make, Ids.Ids, ids)
+        return current
+      }),
+      rowCount: (table) =>
+        Effect.gen(function* () {
+          const threads = current!
+          const all = yield* everyThread(threads)
+          if (table === "threads") return all.length
+          let messages = 0
+          for (const id of all) messages += (yield* threads.messages(id)).length
+          return messages
+        }),
+    }
+  }),
+)
 
 /** The test clock starts at 1970-01-01T00:00:00Z; each `later` is one second on. */
 const later = TestClock.adjust("1 second")
@@ -39,13 +92,7 @@ const conversation = (threads: Threads["Type"], id: string, count: number) =>
 
 const messageIds = (messages: ReadonlyArray<StoredMessage>) => messages.map((message) => message.id)
 
-const rowCount = (table: "threads" | "messages") =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql<{ readonly count: number }>`SELECT CAST(COUNT(*) AS INTEGER) AS "count" FROM ${sql(table)}`,
-  ).pipe(Effect.map((rows) => Number(rows[0]?.count)))
-
-const suite = (it: Vitest.MethodsNonLive<Threads | SqlClient.SqlClient>) => {
+const suite = (it: Vitest.MethodsNonLive<Fixture>) => {
   describe("ensure", () => {
     it.effect("creates an empty root thread the first time and returns it unchanged afterwards", () =>
       Effect.gen(function* () {
@@ -530,7 +577,7 @@ const suite = (it: Vitest.MethodsNonLive<Threads | SqlClient.SqlClient>) => {
 }
 
 const threadsLayer = <E>(storage: Layer.Layer<SqlClient.SqlClient, E>) =>
-  SqlThreads.layer.pipe(Layer.provide(Ids.layer), Layer.provideMerge(storage))
+  sqlFixture.pipe(Layer.provide(SqlThreads.layer.pipe(Layer.provide(Ids.layer), Layer.provideMerge(storage))))
 
 // Each group takes its `it` from `layer(...)` (see auth-store.test.ts for why not `it.layer`).
 describe("SqlThreads", () => {
@@ -539,4 +586,8 @@ describe("SqlThreads", () => {
   describe.skipIf(!postgresAvailable)("PostgreSQL", () => {
     layer(threadsLayer(freshStorageLayer), { timeout: 60_000 })(suite)
   })
+})
+
+describe("MemoryThreads", () => {
+  layer(memoryFixture.pipe(Layer.provide(Ids.layer)))("memory", suite)
 })

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { SqlMigrations } from "../storage/SqlMigrations.js"
+import { ensureMigrated } from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { orStorageError } from "../storage/StorageError.js"
 import { AuthStore, type Credentials, type RefreshTokenRow, type SessionRow } from "./AuthStore.js"
@@ -177,6 +177,7 @@ export const make = Effect.gen(function* () {
   })
 })
 
-export const layer: Layer.Layer<AuthStore, StorageError, SqlClient.SqlClient> = Layer.effect(AuthStore, make).pipe(
-  Layer.provide(SqlMigrations),
+export const layer: Layer.Layer<AuthStore, StorageError, SqlClient.SqlClient> = Layer.effect(
+  AuthStore,
+  Effect.zipRight(ensureMigrated, make),
 )

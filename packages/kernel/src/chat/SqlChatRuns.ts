@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
-import { SqlMigrations } from "../storage/SqlMigrations.js"
+import { ensureMigrated } from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { sqlErrorsAsStorage } from "../storage/StorageError.js"
 import {
@@ -180,6 +180,7 @@ export const make = Effect.gen(function* () {
   return ChatRuns.of({ atomically, suspend, get, findApproval, decide, claimResume, suspendedIn, supersede })
 })
 
-export const layer: Layer.Layer<ChatRuns, StorageError, SqlClient.SqlClient> = Layer.effect(ChatRuns, make).pipe(
-  Layer.provide(SqlMigrations),
+export const layer: Layer.Layer<ChatRuns, StorageError, SqlClient.SqlClient> = Layer.effect(
+  ChatRuns,
+  Effect.zipRight(ensureMigrated, make),
 )

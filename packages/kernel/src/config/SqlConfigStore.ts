@@ -1,6 +1,6 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { Clock, Effect, Layer } from "effect"
-import { SqlMigrations } from "../storage/SqlMigrations.js"
+import { ensureMigrated } from "../storage/SqlMigrations.js"
 import { StorageError } from "../storage/StorageError.js"
 import { ConfigStore, type RejectedConfig } from "./ConfigStore.js"
 
@@ -70,6 +70,7 @@ export const make = Effect.gen(function* () {
   return ConfigStore.of({ load, update, setAside, rejected })
 })
 
-export const layer: Layer.Layer<ConfigStore, StorageError, SqlClient.SqlClient> = Layer.effect(ConfigStore, make).pipe(
-  Layer.provide(SqlMigrations),
+export const layer: Layer.Layer<ConfigStore, StorageError, SqlClient.SqlClient> = Layer.effect(
+  ConfigStore,
+  Effect.zipRight(ensureMigrated, make),
 )

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { SqlMigrations } from "../storage/SqlMigrations.js"
+import { ensureMigrated } from "../storage/SqlMigrations.js"
 import { orStorageError, type StorageError } from "../storage/StorageError.js"
 import type { InboxMessage, InboxPatch, InboxStatus } from "./Inbox.js"
 import { InboxStore, type StoredInboxMessage } from "./InboxStore.js"
@@ -131,6 +131,7 @@ export const make = Effect.gen(function* () {
 })
 
 /** `InboxStore` on a `SqlClient`, migrated first if it is not yet. */
-export const layer: Layer.Layer<InboxStore, StorageError, SqlClient.SqlClient> = Layer.effect(InboxStore, make).pipe(
-  Layer.provide(SqlMigrations),
+export const layer: Layer.Layer<InboxStore, StorageError, SqlClient.SqlClient> = Layer.effect(
+  InboxStore,
+  Effect.zipRight(ensureMigrated, make),
 )

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
-import { SqlMigrations } from "../storage/SqlMigrations.js"
+import { ensureMigrated } from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { orStorageError } from "../storage/StorageError.js"
 import { McpOAuthStore, type PendingAuthorization } from "./McpOAuthStore.js"
@@ -90,5 +90,5 @@ export const make: Effect.Effect<McpOAuthStore["Type"], never, SqlClient.SqlClie
 /** `McpOAuthStore` on the kernel's `SqlClient` (tables of migration `0008_mcp_oauth`). */
 export const layer: Layer.Layer<McpOAuthStore, StorageError, SqlClient.SqlClient> = Layer.effect(
   McpOAuthStore,
-  make,
-).pipe(Layer.provide(SqlMigrations))
+  Effect.zipRight(ensureMigrated, make),
+)

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { Ids } from "../ids/Ids.js"
-import { SqlMigrations } from "../storage/SqlMigrations.js"
+import { ensureMigrated } from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { sqlErrorsAsStorage as orStorageError } from "../storage/StorageError.js"
 import {
@@ -321,6 +321,7 @@ export const make = Effect.gen(function* () {
 })
 
 /** `Threads` on the kernel's `SqlClient`; branch ids come from `Ids`. */
-export const layer: Layer.Layer<Threads, StorageError, SqlClient.SqlClient | Ids> = Layer.effect(Threads, make).pipe(
-  Layer.provide(SqlMigrations),
+export const layer: Layer.Layer<Threads, StorageError, SqlClient.SqlClient | Ids> = Layer.effect(
+  Threads,
+  Effect.zipRight(ensureMigrated, make),
 )

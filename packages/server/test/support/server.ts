@@ -3,8 +3,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Kernel, PasswordHasher, SqliteStorage } from "@aide/kernel"
 import { PostgresStorage } from "@aide/kernel/postgres"
-import type { SqlClient } from "@effect/sql"
 import { Server, ServerConfig } from "@aide/server"
+import type { SqlClient } from "@effect/sql"
 import { type Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { createTestDatabase } from "../../../kernel/test/support/postgres.js"
 
@@ -41,7 +41,7 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
     overrides.kernel?.storage ??
     (database
       ? PostgresStorage.layer({ url: Redacted.make(database.url) })
-      : SqliteStorage.layer({ filename: join(dataDir, "aide.db") }))
+      : SqliteStorage.layer({ filename: join(overrides.dataDir ?? dataDir, "aide.db") }))
   const serverOptions: Server.ServerOptions = {
     port: 0,
     host: "127.0.0.1",

@@ -1,0 +1,260 @@
+import * as Path from "node:path"
+import { SqlClient } from "@effect/sql"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { type Context, Duration, Effect, Layer, Redacted, Stream } from "effect"
+import { describe, expect, it } from "vitest"
+import * as AccessTokens from "../src/auth/AccessTokens.js"
+import * as Auth from "../src/auth/Auth.js"
+import { AuthStore } from "../src/auth/AuthStore.js"
+import * as PasswordHasher from "../src/auth/PasswordHasher.js"
+import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
+import * as Chat from "../src/chat/Chat.js"
+import { ChatRuns } from "../src/chat/ChatRuns.js"
+import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
+import * as StreamHub from "../src/chat/StreamHub.js"
+import * as TitleGenerator from "../src/chat/TitleGenerator.js"
+import * as AppConfig from "../src/config/AppConfig.js"
+import * as ConfigStore from "../src/config/ConfigStore.js"
+import * as Ids from "../src/ids/Ids.js"
+import { Inbox } from "../src/inbox/Inbox.js"
+import { InboxStore } from "../src/inbox/InboxStore.js"
+import * as SqlInboxStore from "../src/inbox/SqlInboxStore.js"
+import * as Kernel from "../src/Kernel.js"
+import * as McpOAuth from "../src/mcp/McpOAuth.js"
+import { McpOAuthStore } from "../src/mcp/McpOAuthStore.js"
+import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
+import { ModelRegistry } from "../src/models/ModelRegistry.js"
+import * as RateLimiter from "../src/ratelimit/RateLimiter.js"
+import * as SqliteStorage from "../src/storage/SqliteStorage.js"
+import * as MemoryThreads from "../src/threads/MemoryThreads.js"
+import { Threads } from "../src/threads/Threads.js"
+import { answer, scriptedModel } from "./support/chat.js"
+import { tempDirectory } from "./support/files.js"
+
+/**
+ * One test per Tag `Kernel.layer` takes: the implementation given is the one the services use.
+ * Each swapped implementation records the calls it receives (`spy`); a service operation must
+ * reach it. The kernel's own storage is a file of its own, so a store that was *not* used
+ * would leave its data there instead.
+ */
+
+type Calls = Array<string>
+
+/** Wraps every method (and Effect-valued field) of `service` to record its name in `calls`. */
+const recorded = <S extends object>(service: S, calls: Calls): S => {
+  const wrapped: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(service)) {
+    if (typeof value === "function") {
+      wrapped[name] = (...args: Array<unknown>) => {
+        calls.push(name)
+        return value.apply(service, args)
+      }
+    } else if (Effect.isEffect(value)) {
+      wrapped[name] = Effect.zipRight(
+        Effect.sync(() => calls.push(name)),
+        value,
+      )
+    } else {
+      wrapped[name] = value
+    }
+  }
+  return wrapped as S
+}
+
+/** `layer`'s service, recorded. */
+const spy = <I, S extends object, E, R>(tag: Context.Tag<I, S>, layer: Layer.Layer<I, E, R>, calls: Calls) =>
+  Layer.effect(
+    tag,
+    Effect.map(tag, (service) => recorded(service, calls)),
+  ).pipe(Layer.provide(layer))
+
+/** A SQL store on a database of its own (in memory), not the kernel's. */
+const ownDatabase = Layer.orDie(SqliteStorage.layer({ filename: ":memory:" }))
+
+const model = scriptedModel(answer("Hello ", "there"), answer("Second"))
+const fixedModels = Layer.succeed(
+  ModelRegistry,
+  ModelRegistry.of({
+    providers: Effect.succeed([]),
+    languageModel: () => Effect.succeed({ model, settings: {} }),
+  }),
+)
+
+const client = { userAgent: "vitest", ip: "127.0.0.1" }
+
+/** Runs `body` against `Kernel.layer(options)` on a fresh data directory (SQLite file there). */
+const withKernel = <A, E>(
+  options: Partial<Kernel.KernelOptions>,
+  body: (dataDir: string) => Effect.Effect<A, E, Kernel.KernelServices>,
+): Promise<A> =>
+  Effect.gen(function* () {
+    const dataDir = yield* tempDirectory
+    return yield* Effect.provide(
+      body(dataDir),
+      Kernel.layer({
+        dataDir,
+        signingSecret: Redacted.make(new Uint8Array(32).fill(3)),
+        passwordHasher: PasswordHasher.layerTest,
+        titles: TitleGenerator.layerFallback,
+        modelRegistry: fixedModels,
+        scheduler: { enabled: false },
+        chat: { maxRetries: 0 },
+        ...options,
+      }),
+    )
+  }).pipe(Effect.scoped, Effect.runPromise)
+
+/** Sends one message and waits for the run to end (its stream drained). */
+const runChat = (threadId: string) =>
+  Effect.gen(function* () {
+    const chat = yield* Chat.Chat
+    const run = yield* chat.send({ threadId, parts: [{ type: "text", text: "Hi" }] })
+    yield* Stream.runDrain(run.frames)
+    return run
+  })
+
+/** The kernel's own SQLite file, read after the kernel is gone: what reached it. */
+const rowsIn = (dataDir: string, table: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ readonly count: number }>`SELECT COUNT(*) AS "count" FROM ${sql(table)}`
+    return Number(rows[0]?.count)
+  }).pipe(Effect.provide(SqliteClient.layer({ filename: Path.join(dataDir, "aide.db") })), Effect.orDie)
+
+describe("Kernel.layer: every Tag given is the one the services use", () => {
+  it("threads: Chat writes to the Threads given (in memory), and nothing reaches SQL", async () => {
+    const calls: Calls = []
+    const { messages, sqlThreads } = await withKernel(
+      { threads: spy(Threads, MemoryThreads.layer.pipe(Layer.provide(Ids.layer)), calls) },
+      (dataDir) =>
+        Effect.gen(function* () {
+          yield* runChat("t-1")
+          const threads = yield* Threads
+          return { messages: yield* threads.messages("t-1"), sqlThreads: yield* rowsIn(dataDir, "threads") }
+        }),
+    )
+    expect(calls).toContain("saveMessage")
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant"])
+    expect(sqlThreads).toBe(0)
+  })
+
+  it("chatRuns: a second message looks up suspended runs in the ChatRuns given", async () => {
+    const calls: Calls = []
+    await withKernel({ chatRuns: spy(ChatRuns, SqlChatRuns.layer.pipe(Layer.provide(ownDatabase)), calls) }, () =>
+      Effect.zipRight(runChat("t-1"), runChat("t-1")),
+    )
+    expect(calls).toContain("suspendedIn")
+  })
+
+  it("authStore, passwordHasher, accessTokens: Auth.setup goes through the ones given", async () => {
+    const store: Calls = []
+    const hasher: Calls = []
+    const tokens: Calls = []
+    const sqlOwner = await withKernel(
+      {
+        authStore: spy(AuthStore, SqlAuthStore.layer.pipe(Layer.provide(ownDatabase)), store),
+        passwordHasher: spy(PasswordHasher.PasswordHasher, PasswordHasher.layerTest, hasher),
+        accessTokens: spy(
+          AccessTokens.AccessTokens,
+          AccessTokens.layer({ secret: Redacted.make(new Uint8Array(32).fill(9)) }),
+          tokens,
+        ),
+      },
+      (dataDir) =>
+        Effect.gen(function* () {
+          const auth = yield* Auth.Auth
+          const pair = yield* auth.setup("correct horse battery", client)
+          yield* auth.authenticate(pair.token)
+          return yield* rowsIn(dataDir, "auth_owner")
+        }),
+    )
+    expect(store).toContain("createOwner")
+    expect(hasher).toContain("hash")
+    expect(tokens).toEqual(expect.arrayContaining(["issue", "verify"]))
+    expect(sqlOwner).toBe(0)
+  })
+
+  it("configStore: AppConfig reads and writes the ConfigStore given", async () => {
+    const calls: Calls = []
+    await withKernel({ configStore: spy(ConfigStore.ConfigStore, ConfigStore.layerMemory, calls) }, () =>
+      Effect.flatMap(AppConfig.AppConfig, (config) => config.patch({ timezone: "Europe/Paris" })),
+    )
+    expect(calls.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it("inboxStore: Inbox.create stores in the InboxStore given", async () => {
+    const calls: Calls = []
+    await withKernel({ inboxStore: spy(InboxStore, SqlInboxStore.layer.pipe(Layer.provide(ownDatabase)), calls) }, () =>
+      Effect.flatMap(Inbox, (inbox) => inbox.create({ subject: "s", body: "b", destination: "web" })),
+    )
+    expect(calls).toContain("insert")
+  })
+
+  it("mcpOAuthStore: McpOAuth forgets a server in the McpOAuthStore given", async () => {
+    const calls: Calls = []
+    await withKernel(
+      {
+        mcpOAuth: { redirectUrl: "https://aide.example.test/callback" },
+        mcpOAuthStore: spy(McpOAuthStore, SqlMcpOAuthStore.layer.pipe(Layer.provide(ownDatabase)), calls),
+      },
+      () => Effect.flatMap(McpOAuth.McpOAuth, (oauth) => oauth.forget("remote")),
+    )
+    expect(calls).toEqual(expect.arrayContaining(["clear", "dropPending"]))
+  })
+
+  it("streamHub, titles, modelRegistry, ids: a chat run uses the ones given", async () => {
+    const hub: Calls = []
+    const titles: Calls = []
+    const models: Calls = []
+    let next = 0
+    const ids = Layer.succeed(Ids.Ids, {
+      uuid: Effect.sync(() => `id-${++next}`),
+      secret: (bytes) => Effect.succeed("s".repeat(bytes)),
+    })
+    const run = await withKernel(
+      {
+        streamHub: spy(StreamHub.StreamHub, StreamHub.layerMemory(), hub),
+        titles: spy(TitleGenerator.TitleGenerator, TitleGenerator.layerFallback, titles),
+        modelRegistry: spy(ModelRegistry, fixedModels, models),
+        ids,
+      },
+      () => runChat("t-1"),
+    )
+    expect(hub).toContain("open")
+    expect(titles).toContain("generate")
+    expect(models).toContain("languageModel")
+    expect(run.runId).toMatch(/^id-\d+$/)
+  })
+
+  it("rateLimiter: the RateLimiter given is the one the kernel provides", async () => {
+    const calls: Calls = []
+    const decision = await withKernel(
+      { rateLimiter: spy(RateLimiter.RateLimiter, RateLimiter.layerMemory, calls) },
+      () =>
+        Effect.flatMap(RateLimiter.RateLimiter, (limiter) =>
+          limiter.consume("k", { limit: 1, window: Duration.minutes(1) }),
+        ),
+    )
+    expect(calls).toEqual(["consume"])
+    expect(decision).toMatchObject({ allowed: true })
+  })
+
+  it("storage: a SqlClient Aide never migrated works (the stores migrate it)", async () => {
+    const isSetup = await Effect.gen(function* () {
+      const dataDir = yield* tempDirectory
+      const raw = Layer.orDie(SqliteClient.layer({ filename: Path.join(dataDir, "other.db") }))
+      return yield* Effect.flatMap(Auth.Auth, (auth) => auth.isSetup).pipe(
+        Effect.provide(
+          Kernel.layer({
+            dataDir,
+            storage: raw,
+            passwordHasher: PasswordHasher.layerTest,
+            signingSecret: Redacted.make(new Uint8Array(32).fill(3)),
+            scheduler: { enabled: false },
+          }),
+        ),
+      )
+    }).pipe(Effect.scoped, Effect.runPromise)
+    expect(isSetup).toBe(false)
+  })
+})
