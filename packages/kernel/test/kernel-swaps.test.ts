@@ -28,7 +28,8 @@ import * as RateLimiter from "../src/ratelimit/RateLimiter.js"
 import * as SqliteStorage from "../src/storage/SqliteStorage.js"
 import * as MemoryThreads from "../src/threads/MemoryThreads.js"
 import { Threads } from "../src/threads/Threads.js"
-import { answer, scriptedModel } from "./support/chat.js"
+import * as ToolRegistry from "../src/tools/ToolRegistry.js"
+import { answer, scriptedModel, usage } from "./support/chat.js"
 import { tempDirectory } from "./support/files.js"
 
 /**
@@ -136,6 +137,54 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
     expect(calls).toContain("saveMessage")
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant"])
     expect(sqlThreads).toBe(0)
+  })
+
+  it("threads in memory with SQL chat runs: a run pauses for approval and resumes (no foreign key between the stores)", async () => {
+    let executed = 0
+    const deleteTool = ToolRegistry.source({
+      id: "files",
+      kind: "plugin",
+      tools: Effect.succeed([
+        {
+          name: "delete",
+          description: "Deletes a file",
+          inputSchema: { type: "object", properties: {} },
+          requireApproval: true,
+          execute: () => Effect.sync(() => ++executed),
+        },
+      ]),
+    })
+    const toolModel = scriptedModel(
+      [
+        { type: "stream-start", warnings: [] },
+        { type: "tool-call", toolCallId: "call-1", toolName: "files_delete", input: "{}" },
+        { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage },
+      ],
+      answer("Deleted."),
+    )
+    const messages = await withKernel(
+      {
+        threads: MemoryThreads.layer.pipe(Layer.provide(Ids.layer)),
+        tools: deleteTool,
+        modelRegistry: Layer.succeed(
+          ModelRegistry,
+          ModelRegistry.of({
+            providers: Effect.succeed([]),
+            languageModel: () => Effect.succeed({ model: toolModel, settings: {} }),
+          }),
+        ),
+      },
+      () =>
+        Effect.gen(function* () {
+          const paused = yield* runChat("t-1")
+          const chat = yield* Chat.Chat
+          const resumed = yield* chat.approve({ runId: paused.runId, threadId: "t-1", approved: true })
+          yield* Stream.runDrain(resumed.frames)
+          return yield* Effect.flatMap(Threads, (threads) => threads.messages("t-1"))
+        }),
+    )
+    expect(executed).toBe(1)
+    expect(JSON.stringify(messages.at(-1)?.parts)).toContain("Deleted.")
   })
 
   it("chatRuns: a second message looks up suspended runs in the ChatRuns given", async () => {
