@@ -22,7 +22,7 @@ import {
   taskEntry,
 } from "./DueTimes.js"
 import * as PromptRunner from "./PromptRunner.js"
-import * as RunLedger from "./RunLedger.js"
+import { RunLedger, type RunOutcome } from "./RunLedger.js"
 import {
   type Heartbeat,
   heartbeatTaskId,
@@ -33,6 +33,7 @@ import {
   taskThreadId,
 } from "./ScheduleModel.js"
 import { Scheduler } from "./Scheduler.js"
+import * as SqlRunLedger from "./SqlRunLedger.js"
 import { createTask, patchHeartbeat, patchTask } from "./TaskEdits.js"
 
 export interface SchedulerOptions {
@@ -58,14 +59,10 @@ export const defaults = {
   ledgerRetention: Duration.days(30),
 } as const
 
-interface Outcome {
-  readonly status: "succeeded" | "failed" | "skipped"
-  readonly error?: string | null
-  readonly inboxMessageId?: string | null
-}
+type Outcome = RunOutcome
 
 /**
- * The scheduler over the config document and the run ledger (`RunLedger`). One loop fiber
+ * The scheduler over the config document and the run ledger (the `RunLedger` service). One loop fiber
  * computes every due time, fires what is due and sleeps on Effect's `Clock` until the next one,
  * woken early by config changes. A due time is claimed in the ledger before it runs; a task
  * whose previous run is still going has its due time recorded as `skipped` (no queue). Runs are
@@ -73,16 +70,12 @@ interface Outcome {
  */
 export const make = (
   options: SchedulerOptions = {},
-): Effect.Effect<
-  Scheduler["Type"],
-  StorageError,
-  SqlClient.SqlClient | AppConfig | Chat | Threads | Inbox | Ids | Scope.Scope
-> =>
+): Effect.Effect<Scheduler["Type"], StorageError, RunLedger | AppConfig | Chat | Threads | Inbox | Ids | Scope.Scope> =>
   Effect.gen(function* () {
     const appConfig = yield* AppConfig
     const inbox = yield* Inbox
     const ids = yield* Ids
-    const ledger = yield* RunLedger.make
+    const ledger = yield* RunLedger
     const runner = yield* PromptRunner.make
     const runTimeout = Duration.decode(options.runTimeout ?? defaults.runTimeout)
     const staleAfter = Duration.toMillis(runTimeout) + 60_000
@@ -96,9 +89,12 @@ export const make = (
     const poke = Queue.offer(wakeUp, undefined)
 
     const start = yield* Clock.currentTimeMillis
-    yield* ledger.failStale(start, staleAfter)
-    yield* ledger.prune(start, Duration.toMillis(Duration.decode(options.ledgerRetention ?? defaults.ledgerRetention)))
-    const states = yield* ledger.states
+    yield* ledger.failAbandoned(start, staleAfter)
+    yield* ledger.pruneFinished(
+      start,
+      Duration.toMillis(Duration.decode(options.ledgerRetention ?? defaults.ledgerRetention)),
+    )
+    const states = new Map(yield* ledger.states)
     /** Next due times computed from an unchanged cursor and schedule: 10,000 tasks cost a map lookup each per wake. */
     const dueCache = new Map<string, { readonly key: string; readonly due: number | undefined }>()
 
@@ -117,7 +113,7 @@ export const make = (
     }
 
     const runningIds = (now: number) =>
-      Effect.map(ledger.running(now, staleAfter), (running) => new Set([...running, ...localRunning]))
+      Effect.map(ledger.runningTaskIds(now, staleAfter), (running) => new Set([...running, ...localRunning]))
 
     // --- firing --------------------------------------------------------------------------------
 
@@ -283,9 +279,15 @@ export const make = (
     const fire = (config: AppConfigDocument, entry: Entry, dueAt: number, now: number) =>
       Effect.gen(function* () {
         const isHeartbeat = entry.id === heartbeatTaskId
-        const busy = localRunning.has(entry.id) || (yield* ledger.running(now, staleAfter)).has(entry.id)
+        const busy = localRunning.has(entry.id) || (yield* ledger.runningTaskIds(now, staleAfter)).has(entry.id)
         const skip = busy ? "the previous run was still going" : isHeartbeat ? heartbeatSkip(config, now) : undefined
-        const claim = yield* ledger.claim(entry.id, dueAt, skip === undefined ? "running" : "skipped", owner, now)
+        const claim = yield* ledger.claim({
+          taskId: entry.id,
+          dueAt,
+          status: skip === undefined ? "running" : "skipped",
+          owner,
+          now,
+        })
         const previous = states.get(entry.id)
         states.set(entry.id, {
           runCount: claim.claimed ? claim.runCount : (previous?.runCount ?? 0),
@@ -316,7 +318,7 @@ export const make = (
     const setCursor = (id: string, cursor: number) =>
       Effect.zipRight(
         Effect.sync(() => states.set(id, { runCount: states.get(id)?.runCount ?? 0, cursor })),
-        ledger.resetCursor(id, cursor),
+        ledger.moveCursor(id, cursor),
       )
 
     /**
@@ -337,7 +339,7 @@ export const make = (
         for (const id of previous.keys()) {
           states.delete(id)
           dueCache.delete(id)
-          yield* ledger.forget(id)
+          yield* ledger.forgetTask(id)
         }
         const hbBefore = heartbeatOf(before)
         const hbAfter = heartbeatOf(after)
@@ -362,7 +364,7 @@ export const make = (
           if (!states.has(entry.id)) {
             const cursor = initialCursor(entry, now)
             states.set(entry.id, { runCount: 0, cursor })
-            yield* ledger.ensure(entry.id, cursor)
+            yield* ledger.ensureState(entry.id, cursor)
           }
           let due = cachedDue(entry, now)
           if (due !== undefined && due <= now) {
@@ -509,7 +511,7 @@ export const make = (
       )
       // Counting starts now, even before the loop first sees the task (or with the loop off).
       const cursor = initialCursor(taskEntry(yield* appConfig.get, task), now)
-      yield* ledger.ensure(id, cursor)
+      yield* ledger.ensureState(id, cursor)
       if (!states.has(id)) states.set(id, { runCount: 0, cursor })
       return yield* get(id).pipe(Effect.catchTag("TaskNotFound", Effect.die))
     })
@@ -595,10 +597,10 @@ export const layer: Layer.Layer<
   Scheduler,
   StorageError,
   SqlClient.SqlClient | AppConfig | Chat | Threads | Inbox | Ids
-> = Layer.scoped(Scheduler, make())
+> = Layer.scoped(Scheduler, make()).pipe(Layer.provide(SqlRunLedger.layer))
 
 /** `layer` with other settings (no loop, shorter timeouts…). */
 export const layerWith = (
   options: SchedulerOptions,
 ): Layer.Layer<Scheduler, StorageError, SqlClient.SqlClient | AppConfig | Chat | Threads | Inbox | Ids> =>
-  Layer.scoped(Scheduler, make(options))
+  Layer.scoped(Scheduler, make(options)).pipe(Layer.provide(SqlRunLedger.layer))
