@@ -22,8 +22,8 @@ import * as McpOAuth from "./mcp/McpOAuth.js"
 import * as McpRegistry from "./mcp/McpRegistry.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
-import type * as Scheduler from "./scheduler/Scheduler.js"
-import * as SqlScheduler from "./scheduler/SqlScheduler.js"
+import * as Scheduler from "./scheduler/Scheduler.js"
+import * as SqlRunLedger from "./scheduler/SqlRunLedger.js"
 import * as SqliteStorage from "./storage/SqliteStorage.js"
 import type { StorageError } from "./storage/StorageError.js"
 import * as ActiveStreams from "./threads/ActiveStreams.js"
@@ -67,7 +67,7 @@ export interface KernelOptions {
   /** OAuth for remote MCP servers (callback under `publicUrl`); without it, `oauth: true` servers report "OAuth needs AIDE_PUBLIC_URL". */
   readonly mcpOAuth?: McpOAuth.McpOAuthOptions
   /** Scheduled tasks and heartbeat; `{ enabled: false }` keeps the firing loop off (tasks stay editable). */
-  readonly scheduler?: SqlScheduler.SchedulerOptions
+  readonly scheduler?: Scheduler.SchedulerOptions
 }
 
 /** Everything the default kernel provides. */
@@ -143,7 +143,7 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
   // `current_time` and `notify`: registered once the inbox they write to is up.
   const builtinTools = Layer.mergeAll(BuiltinTools.layer.pipe(Layer.provide(inbox)), options.tools ?? Layer.empty)
   // Runs prompts through chat and delivers to the inbox; neither of them knows the scheduler.
-  const scheduler = SqlScheduler.layerWith(options.scheduler ?? {}).pipe(Layer.provide([chat, inbox, Ids.layer]))
+  const scheduler = Scheduler.layer(options.scheduler).pipe(Layer.provide([chat, inbox, Ids.layer, SqlRunLedger.layer]))
   return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler).pipe(
     Layer.provideMerge(options.streamHub ?? StreamHub.layerMemory()),
     Layer.provideMerge(base),

@@ -45,6 +45,7 @@ export * as RunLedger from "./scheduler/RunLedger.js"
 export * as ScheduleModel from "./scheduler/ScheduleModel.js"
 export * as Scheduler from "./scheduler/Scheduler.js"
 export * as SqlRunLedger from "./scheduler/SqlRunLedger.js"
+/** @deprecated use `Scheduler.layer` with `SqlRunLedger.layer` */
 export * as SqlScheduler from "./scheduler/SqlScheduler.js"
 export * as Migrations from "./storage/migrations.js"
 export * as SqliteStorage from "./storage/SqliteStorage.js"
