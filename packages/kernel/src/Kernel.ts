@@ -28,8 +28,9 @@ import * as McpRegistry from "./mcp/McpRegistry.js"
 import * as SqlMcpOAuthStore from "./mcp/SqlMcpOAuthStore.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
-import type * as Scheduler from "./scheduler/Scheduler.js"
-import * as SqlScheduler from "./scheduler/SqlScheduler.js"
+import type { RunLedger } from "./scheduler/RunLedger.js"
+import * as Scheduler from "./scheduler/Scheduler.js"
+import * as SqlRunLedger from "./scheduler/SqlRunLedger.js"
 import * as SqliteStorage from "./storage/SqliteStorage.js"
 import type { StorageError } from "./storage/StorageError.js"
 import * as ActiveStreams from "./threads/ActiveStreams.js"
@@ -59,7 +60,7 @@ export interface ServicesOptions {
    */
   readonly mcpOAuth?: McpOAuth.McpOAuthOptions
   /** Scheduled tasks and heartbeat; `{ enabled: false }` keeps the firing loop off (tasks stay editable). */
-  readonly scheduler?: SqlScheduler.SchedulerOptions
+  readonly scheduler?: Scheduler.SchedulerOptions
 }
 
 /** What the services Layer needs from outside: every store and every replaceable mechanism. */
@@ -70,6 +71,7 @@ export type ServiceRequirements =
   | ChatRuns
   | InboxStore
   | McpOAuthStore
+  | RunLedger
   | AccessTokens.AccessTokens
   | PasswordHasher.PasswordHasher
   | RateLimiter.RateLimiter
@@ -77,8 +79,6 @@ export type ServiceRequirements =
   | ModelRegistry.ModelRegistry
   | TitleGenerator.TitleGenerator
   | Ids.Ids
-  // Until the scheduler's ledger is a store of its own.
-  | SqlClient.SqlClient
 
 /** What the services Layer provides: the kernel's logic. */
 export type Services =
@@ -118,7 +118,7 @@ export const services = (options: ServicesOptions = {}): Layer.Layer<Services, S
   // `current_time` and `notify`: registered once the inbox they write to is up.
   const builtinTools = Layer.mergeAll(BuiltinTools.layer.pipe(Layer.provide(inbox)), options.tools ?? Layer.empty)
   // Runs prompts through chat and delivers to the inbox; neither of them knows the scheduler.
-  const scheduler = SqlScheduler.layerWith(options.scheduler ?? {}).pipe(Layer.provide([chat, inbox]))
+  const scheduler = Scheduler.layer(options.scheduler).pipe(Layer.provide([chat, inbox]))
   return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler).pipe(
     Layer.provideMerge(Layer.mergeAll(auth, AppConfig.layer, ToolRegistry.layer)),
   )
@@ -144,6 +144,8 @@ export interface KernelOptions extends ServicesOptions {
   readonly inboxStore?: Layer.Layer<InboxStore, StorageError>
   /** MCP OAuth registrations, tokens and states; default `SqlMcpOAuthStore.layer`. */
   readonly mcpOAuthStore?: Layer.Layer<McpOAuthStore, StorageError>
+  /** The scheduler's run ledger and per-task state; default `SqlRunLedger.layer`. */
+  readonly runLedger?: Layer.Layer<RunLedger, StorageError>
   /** Access-token key (≥ 32 bytes); default: generated once into `<dataDir>/jwt-secret` (0600). */
   readonly signingSecret?: Redacted.Redacted<Uint8Array>
   /** Access tokens; default HS256 JWTs signed with `signingSecret` (`AccessTokens.layer`). */
@@ -169,31 +171,30 @@ export interface KernelOptions extends ServicesOptions {
 }
 
 /** Everything the default kernel provides: the services and every Tag they were given. */
-export type KernelServices = Services | Exclude<ServiceRequirements, SqlClient.SqlClient>
+export type KernelServices = Services | ServiceRequirements
 
 export type KernelError = StorageError | SigningSecret.SigningSecretError
 
-/** The stores of `options`, the SQL ones on one migrated connection opened only if some store needs it. */
+/**
+ * The stores of `options`, the SQL ones on one connection. The connection is opened only when
+ * some store is SQL: an embedder replacing them all never touches `dataDir/aide.db`.
+ */
 const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
-  const chosen = [
-    options.authStore,
-    options.configStore,
-    options.threads,
-    options.chatRuns,
-    options.inboxStore,
-    options.mcpOAuthStore,
-  ]
+  const { authStore, configStore, threads, chatRuns, inboxStore, mcpOAuthStore, runLedger } = options
+  if (authStore && configStore && threads && chatRuns && inboxStore && mcpOAuthStore && runLedger) {
+    const stores = Layer.mergeAll(authStore, configStore, threads, chatRuns, inboxStore, mcpOAuthStore, runLedger)
+    return Layer.merge(stores, ids)
+  }
   const stores = Layer.mergeAll(
-    options.authStore ?? SqlAuthStore.layer,
-    options.configStore ?? SqlConfigStore.layer,
-    options.threads ?? SqlThreads.layer,
-    options.chatRuns ?? SqlChatRuns.layer,
-    options.inboxStore ?? SqlInboxStore.layer,
-    options.mcpOAuthStore ?? SqlMcpOAuthStore.layer,
+    authStore ?? SqlAuthStore.layer,
+    configStore ?? SqlConfigStore.layer,
+    threads ?? SqlThreads.layer,
+    chatRuns ?? SqlChatRuns.layer,
+    inboxStore ?? SqlInboxStore.layer,
+    mcpOAuthStore ?? SqlMcpOAuthStore.layer,
+    runLedger ?? SqlRunLedger.layer,
   )
   const storage = options.storage ?? SqliteStorage.layer({ filename: Path.join(options.dataDir, "aide.db") })
-  // The scheduler's ledger still needs the connection itself (see `ServiceRequirements`).
-  void chosen
   return Layer.provideMerge(stores, Layer.merge(storage, ids))
 }
 

@@ -1,3 +1,4 @@
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
@@ -25,6 +26,9 @@ import { McpOAuthStore } from "../src/mcp/McpOAuthStore.js"
 import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
 import { ModelRegistry } from "../src/models/ModelRegistry.js"
 import * as RateLimiter from "../src/ratelimit/RateLimiter.js"
+import * as RunLedger from "../src/scheduler/RunLedger.js"
+import * as Scheduler from "../src/scheduler/Scheduler.js"
+import * as SqlRunLedger from "../src/scheduler/SqlRunLedger.js"
 import * as SqliteStorage from "../src/storage/SqliteStorage.js"
 import * as MemoryThreads from "../src/threads/MemoryThreads.js"
 import { Threads } from "../src/threads/Threads.js"
@@ -286,6 +290,38 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
     )
     expect(calls).toEqual(["consume"])
     expect(decision).toMatchObject({ allowed: true })
+  })
+
+  it("runLedger: the scheduler keeps task state in the RunLedger given", async () => {
+    const calls: Calls = []
+    await withKernel(
+      { runLedger: spy(RunLedger.RunLedger, SqlRunLedger.layer.pipe(Layer.provide(ownDatabase)), calls) },
+      () =>
+        Effect.flatMap(Scheduler.Scheduler, (scheduler) =>
+          Effect.zipRight(scheduler.create({ name: "Digest", prompt: "Summarise", cron: "0 8 * * *" }), scheduler.list),
+        ),
+    )
+    expect(calls.length).toBeGreaterThan(0)
+  })
+
+  it("storage: with every store replaced, the kernel never opens its SQLite file", async () => {
+    const exists = await withKernel(
+      {
+        authStore: SqlAuthStore.layer.pipe(Layer.provide(ownDatabase)),
+        configStore: ConfigStore.layerMemory,
+        threads: MemoryThreads.layer.pipe(Layer.provide(Ids.layer)),
+        chatRuns: SqlChatRuns.layer.pipe(Layer.provide(ownDatabase)),
+        inboxStore: SqlInboxStore.layer.pipe(Layer.provide(ownDatabase)),
+        mcpOAuthStore: SqlMcpOAuthStore.layer.pipe(Layer.provide(ownDatabase)),
+        runLedger: SqlRunLedger.layer.pipe(Layer.provide(ownDatabase)),
+      },
+      (dataDir) =>
+        Effect.gen(function* () {
+          yield* runChat("t-1")
+          return Fs.existsSync(Path.join(dataDir, "aide.db"))
+        }),
+    )
+    expect(exists).toBe(false)
   })
 
   it("storage: a SqlClient Aide never migrated works (the stores migrate it)", async () => {

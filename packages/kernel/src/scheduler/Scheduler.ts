@@ -1,5 +1,17 @@
-import { Context, type Effect } from "effect"
+import { Clock, Context, Duration, Effect, Layer, type Scope, Stream } from "effect"
+import type { Chat } from "../chat/Chat.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { Ids } from "../ids/Ids.js"
+import type { Inbox } from "../inbox/Inbox.js"
 import type { StorageError } from "../storage/StorageError.js"
+import type { Threads } from "../threads/Threads.js"
+import * as Editor from "./internal/editor.js"
+import * as Firing from "./internal/firing.js"
+import * as FiringLoop from "./internal/firingLoop.js"
+import * as Retirement from "./internal/retirement.js"
+import * as RuntimeState from "./internal/runtimeState.js"
+import * as TaskRuns from "./internal/taskRuns.js"
+import { RunLedger } from "./RunLedger.js"
 import type {
   Heartbeat,
   HeartbeatPatch,
@@ -14,7 +26,7 @@ import type {
 /**
  * Scheduled tasks and the heartbeat (SPEC "Schedule"). Tasks and heartbeat settings live in the
  * config document (`schedule.tasks`, `schedule.heartbeat`), so PATCH /api/config and these
- * methods edit the same data; run counts, cursors and the run ledger live in the database.
+ * methods edit the same data; run counts, cursors and the run ledger live in the `RunLedger`.
  * Bodies are validated here (they may come straight from JSON): problems are `InvalidSchedule`
  * with a message for the owner.
  *
@@ -42,3 +54,79 @@ export class Scheduler extends Context.Tag("@aide/kernel/Scheduler")<
     readonly updateHeartbeat: (patch: HeartbeatPatch) => Effect.Effect<Heartbeat, InvalidSchedule | StorageError>
   }
 >() {}
+
+export interface SchedulerOptions {
+  /** Run the firing loop; default true. Off, tasks can still be edited (tests, serverless). */
+  readonly enabled?: boolean
+  /** Cap on model steps of a task run; default 8. */
+  readonly maxSteps?: number
+  /** Cap on model steps of a heartbeat beat; default 3. */
+  readonly heartbeatMaxSteps?: number
+  /** A run still going after this long is stopped and recorded as failed; default 10 minutes. */
+  readonly runTimeout?: Duration.DurationInput
+  /** Beats kept in the heartbeat thread; when it holds more, it starts afresh; default 20. */
+  readonly heartbeatHistory?: number
+  /** Finished ledger rows older than this are dropped at start; default 30 days. */
+  readonly ledgerRetention?: Duration.DurationInput
+}
+
+export const defaults = {
+  maxSteps: 8,
+  heartbeatMaxSteps: 3,
+  runTimeout: Duration.minutes(10),
+  heartbeatHistory: 20,
+  ledgerRetention: Duration.days(30),
+} as const
+
+/** What the scheduler layer needs: its ledger, the config document, chat to run prompts, the inbox to deliver. */
+export type SchedulerRequirements = RunLedger | AppConfig | Chat | Threads | Inbox | Ids
+
+/**
+ * The scheduler over the config document and the `RunLedger`. A due time is claimed in the
+ * ledger before it runs, so it runs at most once across restarts and replicas; a task whose
+ * previous run is still going has its due time recorded as `skipped` (no queue). Runs are fibers
+ * keyed by task id in the layer's scope.
+ */
+export const make = (
+  options: SchedulerOptions = {},
+): Effect.Effect<Scheduler["Type"], StorageError, SchedulerRequirements | Scope.Scope> =>
+  Effect.gen(function* () {
+    const appConfig = yield* AppConfig
+    const ledger = yield* RunLedger
+    const runTimeout = Duration.decode(options.runTimeout ?? defaults.runTimeout)
+    // A run of another process is taken for abandoned only once it outlived its own timeout.
+    const staleAfterMillis = Duration.toMillis(runTimeout) + 60_000
+    const owner = yield* Effect.flatMap(Ids, (ids) => ids.uuid)
+
+    const start = yield* Clock.currentTimeMillis
+    yield* ledger.failAbandoned(start, staleAfterMillis)
+    const retention = Duration.decode(options.ledgerRetention ?? defaults.ledgerRetention)
+    yield* ledger.pruneFinished(start, Duration.toMillis(retention))
+
+    const state = yield* RuntimeState.make(staleAfterMillis)
+    const runs = yield* TaskRuns.make({
+      maxSteps: options.maxSteps ?? defaults.maxSteps,
+      heartbeatMaxSteps: options.heartbeatMaxSteps ?? defaults.heartbeatMaxSteps,
+      heartbeatHistory: options.heartbeatHistory ?? defaults.heartbeatHistory,
+    })
+    const retirement = yield* Retirement.make
+    const firing = Firing.make(state, runs, retirement, { owner, runTimeout })
+
+    if (options.enabled !== false) {
+      yield* Effect.forkScoped(retirement.worker)
+      yield* Effect.forkScoped(Stream.runForEach(Stream.drop(appConfig.changes, 1), () => state.wakeUp))
+      yield* Effect.forkScoped(FiringLoop.make(state, firing, retirement))
+    }
+
+    return Scheduler.of(yield* Editor.make(state))
+  })
+
+/**
+ * The scheduler with its firing loop, in the layer's scope (closing it stops the loop and the
+ * runs). Options change the settings (no loop, shorter timeouts…).
+ *
+ * @example
+ * Scheduler.layer({ runTimeout: "2 minutes" }).pipe(Layer.provide(SqlRunLedger.layer))
+ */
+export const layer = (options: SchedulerOptions = {}): Layer.Layer<Scheduler, StorageError, SchedulerRequirements> =>
+  Layer.scoped(Scheduler, make(options))

@@ -11,12 +11,14 @@ import type { InboxStore } from "../inbox/InboxStore.js"
 import * as SqlInboxStore from "../inbox/SqlInboxStore.js"
 import type { McpOAuthStore } from "../mcp/McpOAuthStore.js"
 import * as SqlMcpOAuthStore from "../mcp/SqlMcpOAuthStore.js"
+import type { RunLedger } from "../scheduler/RunLedger.js"
+import * as SqlRunLedger from "../scheduler/SqlRunLedger.js"
 import * as SqlThreads from "../threads/SqlThreads.js"
 import type { Threads } from "../threads/Threads.js"
 import type { StorageError } from "./StorageError.js"
 
 /** Every store the kernel's services keep their data in. */
-export type Stores = AuthStore | ConfigStore | Threads | ChatRuns | InboxStore | McpOAuthStore
+export type Stores = AuthStore | ConfigStore | Threads | ChatRuns | InboxStore | McpOAuthStore | RunLedger
 
 /**
  * Every store on one `SqlClient` (SQLite or PostgreSQL), the schema migrated first: give it a
@@ -30,4 +32,5 @@ export const layer: Layer.Layer<Stores, StorageError, SqlClient.SqlClient | Ids>
   SqlChatRuns.layer,
   SqlInboxStore.layer,
   SqlMcpOAuthStore.layer,
+  SqlRunLedger.layer,
 )

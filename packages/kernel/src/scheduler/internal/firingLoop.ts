@@ -1,0 +1,103 @@
+import { Clock, Duration, Effect, FiberMap, Queue } from "effect"
+import { AppConfig } from "../../config/AppConfig.js"
+import type { AppConfigDocument } from "../../config/ConfigModel.js"
+import type { StorageError } from "../../storage/StorageError.js"
+import { type Entry, heartbeatActive, heartbeatEntry, heartbeatOf, movedCursor, taskEntry } from "../DueTimes.js"
+import { heartbeatTaskId } from "../ScheduleModel.js"
+import type { Firing } from "./firing.js"
+import type { Retirement } from "./retirement.js"
+import type { RuntimeState } from "./runtimeState.js"
+
+/**
+ * The firing loop: one fiber computes every due time, fires what is due and sleeps on Effect's
+ * `Clock` until the next one, woken early by config changes and finished runs. A failed pass is
+ * logged and retried a minute later; only failing to record a config change ends the loop.
+ */
+export const make = (
+  state: RuntimeState,
+  firing: Firing,
+  retirement: Retirement,
+): Effect.Effect<never, StorageError, AppConfig> =>
+  Effect.gen(function* () {
+    const appConfig = yield* AppConfig
+
+    /**
+     * Applies what a config change means for the runtime state: a new or re-enabled schedule owes
+     * nothing from before (its cursor moves to now), a new runAt is due again, a removed task is
+     * forgotten, and a disabled heartbeat stops at once.
+     */
+    const reconcile = (before: AppConfigDocument, after: AppConfigDocument, now: number) =>
+      Effect.gen(function* () {
+        const previous = new Map(before.schedule.tasks.map((task) => [task.id, task]))
+        for (const task of after.schedule.tasks) {
+          const old = previous.get(task.id)
+          previous.delete(task.id)
+          if (old === undefined) continue
+          const cursor = movedCursor(before, old, after, task, now)
+          if (cursor !== undefined) yield* state.setCursor(task.id, cursor)
+        }
+        for (const id of previous.keys()) yield* state.forget(id)
+        const hbBefore = heartbeatOf(before)
+        const hbAfter = heartbeatOf(after)
+        if (!heartbeatActive(after)) {
+          yield* FiberMap.remove(state.fibers, heartbeatTaskId)
+        } else if (!heartbeatActive(before) || hbBefore.cron !== hbAfter.cron || before.timezone !== after.timezone) {
+          yield* state.setCursor(heartbeatTaskId, now)
+        }
+      })
+
+    /** Fires what is due; answers when to wake next (Infinity: only a change wakes us). */
+    const tick = (config: AppConfigDocument) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        if (!config.schedule.enabled) return Number.POSITIVE_INFINITY
+        const entries: Array<Entry> = config.schedule.tasks
+          .filter((task) => task.enabled !== false)
+          .map((task) => taskEntry(config, task))
+        if (heartbeatOf(config).enabled) entries.push(heartbeatEntry(config))
+        let wake = Number.POSITIVE_INFINITY
+        for (const entry of entries) {
+          if (!state.states.has(entry.id)) yield* state.track(entry, now)
+          let due = state.cachedDue(entry, now)
+          if (due !== undefined && due <= now) {
+            yield* firing.fire(config, entry, due, now)
+            due = state.cachedDue(entry, now)
+          }
+          if (due === undefined) {
+            // Claimed before a restart, but never removed: finish the job.
+            const task = config.schedule.tasks.find((candidate) => candidate.id === entry.id)
+            if (task?.runAt !== undefined && !state.localRunning.has(task.id)) yield* retirement.retire(task, 0)
+            continue
+          }
+          if (due > now) wake = Math.min(wake, due)
+        }
+        // A recurring task that reached maxRuns before a restart and was never removed.
+        for (const task of config.schedule.tasks) {
+          const runCount = state.states.get(task.id)?.runCount ?? 0
+          if (task.maxRuns !== undefined && runCount >= task.maxRuns && !state.localRunning.has(task.id)) {
+            yield* retirement.retire(task, runCount)
+          }
+        }
+        return wake
+      })
+
+    let previous = yield* appConfig.get
+    while (true) {
+      // Wake-ups from before this read are answered by it; later ones wake the sleep below.
+      yield* Queue.takeAll(state.wakeUpSignal)
+      const config = yield* appConfig.get
+      if (config !== previous) {
+        yield* reconcile(previous, config, yield* Clock.currentTimeMillis)
+        previous = config
+      }
+      const wake = yield* tick(config).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.as(Effect.logError("scheduler: tick failed; retrying in a minute", cause), 0),
+        ),
+      )
+      const now = yield* Clock.currentTimeMillis
+      const delay = wake === 0 ? 60_000 : wake - now
+      if (delay === Number.POSITIVE_INFINITY) yield* Queue.take(state.wakeUpSignal)
+      else yield* Effect.raceFirst(Effect.sleep(Duration.millis(Math.max(0, delay))), Queue.take(state.wakeUpSignal))
+    }
+  })
