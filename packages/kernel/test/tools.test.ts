@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Scope, TestClock } from "effect"
+import { Effect, Layer, Schema, Scope, TestClock } from "effect"
 import * as ChannelRegistry from "../src/channels/ChannelRegistry.js"
 import * as AppConfig from "../src/config/AppConfig.js"
 import * as Ids from "../src/ids/Ids.js"
@@ -9,6 +9,7 @@ import * as BuiltinTools from "../src/tools/BuiltinTools.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
 import * as ToolsModule from "../src/tools/Tools.js"
 import { Tools } from "../src/tools/Tools.js"
+import * as TypedTool from "../src/tools/TypedTool.js"
 import { tempSqliteStorageLayer } from "./support/files.js"
 
 const definition = (name: string, requireApproval: boolean, run: (input: unknown) => unknown = (input) => input) => ({
@@ -178,5 +179,74 @@ describe("built-in tools", () => {
         status: "sent",
       })
     }).pipe(Effect.provide(builtins)),
+  )
+})
+
+describe("TypedTool.make", () => {
+  const context = { threadId: "t", runId: "r", toolCallId: "c" }
+  const seen: Array<{ readonly city: string; readonly days: number }> = []
+  const forecast = TypedTool.make({
+    name: "forecast",
+    description: "Weather forecast",
+    parameters: Schema.Struct({
+      city: Schema.String.annotations({ description: "City name" }),
+      days: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 7)), { default: () => 3 }),
+    }),
+    execute: (input) => Effect.sync(() => seen.push(input)),
+  })
+
+  it("derives the JSON Schema the model sees from the Schema (no $schema key)", () => {
+    expect(forecast.inputSchema).toMatchObject({
+      type: "object",
+      required: ["city"],
+      properties: { city: { type: "string", description: "City name" } },
+      additionalProperties: false,
+    })
+    const text = JSON.stringify(forecast.inputSchema)
+    // Named refinements (`Int`) are inlined: some providers refuse `$ref`.
+    expect(text).toContain('"type":"integer"')
+    expect(text).toContain('"maximum":7')
+    expect(text).not.toMatch(/\$ref|\$defs|\$schema/)
+    expect(forecast.requireApproval).toBe(false)
+  })
+
+  it.effect("execute receives the decoded input (defaults applied)", () =>
+    Effect.gen(function* () {
+      seen.length = 0
+      yield* forecast.execute({ city: "Oslo" }, context)
+      expect(seen).toEqual([{ city: "Oslo", days: 3 }])
+    }),
+  )
+
+  it.effect("an input the Schema refuses is a tool error naming every problem; execute never runs", () =>
+    Effect.gen(function* () {
+      seen.length = 0
+      const refused = yield* Effect.flip(forecast.execute({ days: 9, extra: true }, context))
+      expect(refused).toBeInstanceOf(ToolRegistry.ToolExecutionError)
+      expect(refused.message).toMatch(/^invalid input: /)
+      expect(refused.message).toContain("city: is missing")
+      expect(refused.message).toContain("days:")
+      expect(refused.message).toContain("extra: is unexpected")
+      expect(seen).toEqual([])
+    }),
+  )
+
+  it.effect("the built-ins are typed tools: notify refuses a blank subject before touching the inbox", () =>
+    Effect.gen(function* () {
+      const tool = yield* BuiltinTools.notify
+      expect(tool.inputSchema).toMatchObject({ required: ["subject", "body"], additionalProperties: false })
+      const refused = yield* Effect.flip(tool.execute({ subject: "  ", body: "x" }, context))
+      expect(refused.message).toBe("invalid input: subject: must not be blank")
+    }).pipe(
+      Effect.provideService(Inbox, {
+        create: () => Effect.die("the inbox must not be reached"),
+        list: () => Effect.die("unused"),
+        get: () => Effect.die("unused"),
+        update: () => Effect.die("unused"),
+        delete: () => Effect.die("unused"),
+        destinations: Effect.succeed(["Web Inbox"]),
+        resolveDestination: () => Effect.succeed("web"),
+      }),
+    ),
   )
 })

@@ -19,10 +19,38 @@ const describeProblems = (error: ParseResult.ParseError) =>
     .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`))
     .join("; ")
 
-/** The JSON Schema providers accept: no `$schema` key (some reject it), definitions inlined by Effect. */
-const jsonSchemaOf = (schema: Schema.Schema.AnyNoContext): Record<string, unknown> => {
-  const { $schema: _, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
-  return rest
+type Json = Record<string, unknown>
+
+/** Replaces each `{ $ref: "#/$defs/X" }` by its definition; false when a definition refers to itself. */
+const inlineReferences = (value: unknown, defs: Json, seen: ReadonlyArray<string> = []): unknown => {
+  if (Array.isArray(value)) return value.map((item) => inlineReferences(item, defs, seen))
+  if (typeof value !== "object" || value === null) return value
+  const node = value as Json
+  const ref = typeof node.$ref === "string" ? node.$ref.replace(/^#\/\$defs\//, "") : undefined
+  if (ref !== undefined && ref in defs) {
+    if (seen.includes(ref)) throw new RecursiveSchema()
+    const { $ref: _, ...siblings } = node
+    return { ...(inlineReferences(defs[ref], defs, [...seen, ref]) as Json), ...siblings }
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, inlineReferences(child, defs, seen)]))
+}
+
+class RecursiveSchema extends Error {}
+
+/**
+ * The JSON Schema providers accept: no `$schema` key (some reject it) and no `$defs`/`$ref`
+ * (Effect names refinements such as `Int`; Gemini refuses references), unless the schema is
+ * recursive and cannot do without them.
+ */
+const jsonSchemaOf = (schema: Schema.Schema.AnyNoContext): Json => {
+  const { $schema: _, $defs, ...rest } = JSONSchema.make(schema) as unknown as Json
+  if ($defs === undefined) return rest
+  try {
+    return inlineReferences(rest, $defs as Json) as Json
+  } catch (error) {
+    if (error instanceof RecursiveSchema) return { ...rest, $defs }
+    throw error
+  }
 }
 
 /**
