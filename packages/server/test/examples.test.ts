@@ -6,9 +6,10 @@ import { type ChatTestServer, startChatServer } from "./support/chat.js"
 import { password, request, startServer, type TestServer } from "./support/server.js"
 
 describe("examples/embed-kernel", () => {
-  it("runs the auth lifecycle on a kernel with swapped Layers", async () => {
+  it("runs the auth lifecycle and a chat turn on a kernel with three swapped Layers", async () => {
     const result = await EmbedKernel.run()
-    expect(result).toEqual({ sessions: 1, loggedOut: true, hashes: 1 })
+    // The reply comes from the example's own provider, and was read back from the memory threads.
+    expect(result).toEqual({ sessions: 1, loggedOut: true, hashes: 1, reply: "You said: Hello kernel" })
   })
 })
 
