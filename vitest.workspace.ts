@@ -2,12 +2,16 @@ import { fileURLToPath } from "node:url"
 import type { TestProjectConfiguration } from "vitest/config"
 
 // Tests run against the TypeScript sources, never a stale build.
-const alias = {
-  "@aide/kernel/postgres": fileURLToPath(new URL("./packages/kernel/src/postgres.ts", import.meta.url)),
-  "@aide/kernel": fileURLToPath(new URL("./packages/kernel/src/index.ts", import.meta.url)),
-  "@aide/server": fileURLToPath(new URL("./packages/server/src/index.ts", import.meta.url)),
-  "@aide/testing": fileURLToPath(new URL("./packages/testing/src/index.ts", import.meta.url)),
-}
+// Exact matches: a plain "@aide/testing" key would also rewrite "@aide/testing/effect".
+const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url))
+const alias = [
+  { find: /^@aide\/kernel\/postgres$/, replacement: source("kernel/src/postgres.ts") },
+  { find: /^@aide\/kernel$/, replacement: source("kernel/src/index.ts") },
+  { find: /^@aide\/server$/, replacement: source("server/src/index.ts") },
+  { find: /^@aide\/testing\/effect$/, replacement: source("testing/src/effect/index.ts") },
+  { find: /^@aide\/testing\/fixtures$/, replacement: source("testing/src/fixtures/index.ts") },
+  { find: /^@aide\/testing$/, replacement: source("testing/src/index.ts") },
+]
 
 /** One project per package; `vitest.config.ts` runs them all. */
 export const projects: Array<TestProjectConfiguration> = ["kernel", "server", "testing"].map((name) => ({

@@ -8,7 +8,7 @@
 //
 //   node --import tsx bench/mcp.mjs
 //
-// The servers are packages/kernel/test/fixtures/mcp-stdio-server.mjs (the MCP SDK over stdio),
+// The servers are packages/testing/src/fixtures/mcp-stdio-server.mjs (the MCP SDK over stdio),
 // each a node child process. Loopback only, every wait bounded.
 
 import * as path from "node:path"
@@ -26,7 +26,7 @@ const { Context, Effect, Exit, Layer, Scope } = await kernelModule("effect/dist/
 const { Client } = await kernelModule("@modelcontextprotocol/sdk/dist/esm/client/index.js")
 const { StdioClientTransport } = await kernelModule("@modelcontextprotocol/sdk/dist/esm/client/stdio.js")
 
-const fixture = path.join(root, "packages/kernel/test/fixtures/mcp-stdio-server.mjs")
+const fixture = path.join(root, "packages/testing/src/fixtures/mcp-stdio-server.mjs")
 const runs = Number(process.env.BENCH_MCP_RUNS) > 0 ? Number(process.env.BENCH_MCP_RUNS) : 5
 const calls = Number(process.env.BENCH_MCP_CALLS) > 0 ? Number(process.env.BENCH_MCP_CALLS) : 300
 const server = () => ({ command: process.execPath, args: [fixture] })

@@ -38,7 +38,7 @@ const { Client } = await kernelModule("@modelcontextprotocol/sdk/dist/esm/client
 const { StdioClientTransport } = await kernelModule("@modelcontextprotocol/sdk/dist/esm/client/stdio.js")
 const { FakeModelServer } = await import(pathToFileURL(path.join(root, "packages/testing/dist/index.js")).href)
 
-const fixture = path.join(root, "packages/kernel/test/fixtures/mcp-stdio-server.mjs")
+const fixture = path.join(root, "packages/testing/src/fixtures/mcp-stdio-server.mjs")
 const samples = Number(process.env.BENCH_TOOL_SAMPLES) > 0 ? Number(process.env.BENCH_TOOL_SAMPLES) : 60
 const warmup = 5
 const deadline = Date.now() + 120_000

@@ -12,6 +12,7 @@
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { LanguageModelV3 } from "@ai-sdk/provider"
 import {
   AppConfig,
   Auth,
@@ -24,7 +25,6 @@ import {
   Threads,
   TitleGenerator,
 } from "@aide/kernel"
-import type { LanguageModelV3 } from "@ai-sdk/provider"
 import { Effect, Layer, Stream } from "effect"
 import { echoModel } from "./echoModel.js"
 

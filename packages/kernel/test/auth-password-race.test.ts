@@ -9,7 +9,6 @@ import { AuthStore } from "../src/auth/AuthStore.js"
 import * as PasswordHasher from "../src/auth/PasswordHasher.js"
 import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
 import * as Ids from "../src/ids/Ids.js"
-import type { StorageError } from "../src/storage/StorageError.js"
 import { tempSqliteStorageLayer } from "./support/files.js"
 import { freshStorageLayer, postgresAvailable } from "./support/postgres.js"
 
@@ -72,7 +71,7 @@ const sessionRows = Effect.flatMap(
 
 const dialects: ReadonlyArray<{
   readonly name: string
-  readonly storage: Layer.Layer<SqlClient.SqlClient, StorageError>
+  readonly storage: Layer.Layer<SqlClient.SqlClient, unknown>
   readonly available: boolean
 }> = [
   { name: "SQLite", storage: tempSqliteStorageLayer, available: true },

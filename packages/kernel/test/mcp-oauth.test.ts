@@ -1,3 +1,10 @@
+import {
+  type AuthorizationServer,
+  approveInBrowser,
+  type ProtectedMcpServer,
+  startAuthorizationServer,
+  startProtectedMcpServer,
+} from "@aide/testing/fixtures"
 import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll, describe, expect, it, layer, type Vitest } from "@effect/vitest"
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
@@ -6,13 +13,6 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Duration, Effect, type Layer, TestClock } from "effect"
 import * as McpOAuth from "../src/mcp/McpOAuth.js"
 import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
-import {
-  type AuthorizationServer,
-  approveInBrowser,
-  type ProtectedMcpServer,
-  startAuthorizationServer,
-  startProtectedMcpServer,
-} from "./fixtures/oauth-servers.js"
 import { tempSqliteStorageLayer } from "./support/files.js"
 import { freshStorageLayer, postgresAvailable } from "./support/postgres.js"
 

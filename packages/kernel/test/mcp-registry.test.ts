@@ -3,7 +3,7 @@ import { createRequire } from "node:module"
 import { type AddressInfo, createServer } from "node:net"
 import { homedir, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { mcpStdioServerPath, startMcpHttpFixture } from "@aide/testing/fixtures"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import * as AppConfig from "../src/config/AppConfig.js"
@@ -12,9 +12,8 @@ import * as McpOAuth from "../src/mcp/McpOAuth.js"
 import * as McpRegistry from "../src/mcp/McpRegistry.js"
 import { isAlive } from "../src/mcp/ProcessExit.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
-import { startMcpHttpFixture } from "./fixtures/mcpHttpServer.js"
 
-const fixture = fileURLToPath(new URL("./fixtures/mcp-stdio-server.mjs", import.meta.url))
+const fixture = mcpStdioServerPath
 const stdio = (...args: Array<string>) => ({ command: process.execPath, args: [fixture, ...args] })
 const context = { threadId: "t", runId: "r", toolCallId: "c" }
 const tmp = mkdtempSync(join(tmpdir(), "aide-mcp-"))

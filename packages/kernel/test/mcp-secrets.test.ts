@@ -1,5 +1,13 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import {
+  type AuthorizationServer,
+  approveInBrowser,
+  type ProtectedMcpServer,
+  startAuthorizationServer,
+  startMcpHttpFixture,
+  startProtectedMcpServer,
+} from "@aide/testing/fixtures"
 import { Context, Effect, Exit, Layer, Logger, LogLevel, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AppConfig from "../src/config/AppConfig.js"
@@ -8,14 +16,6 @@ import * as McpRegistry from "../src/mcp/McpRegistry.js"
 import { redactText, redactUrl } from "../src/mcp/Redact.js"
 import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
-import { startMcpHttpFixture } from "./fixtures/mcpHttpServer.js"
-import {
-  type AuthorizationServer,
-  approveInBrowser,
-  type ProtectedMcpServer,
-  startAuthorizationServer,
-  startProtectedMcpServer,
-} from "./fixtures/oauth-servers.js"
 import { tempSqliteStorageLayer } from "./support/files.js"
 
 interface Harness {

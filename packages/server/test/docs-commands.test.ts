@@ -14,9 +14,9 @@ import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { FakeModelServer } from "@aide/testing"
+import { mcpStdioServerPath } from "@aide/testing/fixtures"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { chunksOf, eventually } from "./support/chat.js"
 import { ensureBuilt, root } from "./support/process.js"
@@ -178,7 +178,7 @@ const startWith = async (command: string, env: Record<string, string>): Promise<
   }
 }
 
-const fixture = fileURLToPath(new URL("../../kernel/test/fixtures/mcp-stdio-server.mjs", import.meta.url))
+const fixture = mcpStdioServerPath
 
 describe("the shell commands of README.md and docs/", () => {
   it("are each planned for here (a new block must be added to this test)", () => {

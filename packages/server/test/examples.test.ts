@@ -1,3 +1,4 @@
+import { mcpStdioServerPath } from "@aide/testing/fixtures"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Approvals from "../../../examples/api-script/src/approvals.js"
 import * as ApiScript from "../../../examples/api-script/src/main.js"
@@ -37,7 +38,7 @@ describe("examples/api-script/src/approvals.ts", () => {
   afterAll(() => server.close())
 
   it("decides each approval request with its policy and returns the continued answer", async () => {
-    const fixture = new URL("../../kernel/test/fixtures/mcp-stdio-server.mjs", import.meta.url).pathname
+    const fixture = mcpStdioServerPath
     await request(`${server.url}/api/config`, {
       method: "PATCH",
       token: server.token,

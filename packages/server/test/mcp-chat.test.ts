@@ -1,11 +1,12 @@
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { mcpStdioServerPath } from "@aide/testing/fixtures"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { type ChatTestServer, chat, chunksOf, eventually, startChatServer, textOfChunks } from "./support/chat.js"
 import { request } from "./support/server.js"
 
-const fixture = fileURLToPath(new URL("../../kernel/test/fixtures/mcp-stdio-server.mjs", import.meta.url))
+const fixture = mcpStdioServerPath
 
 /** The entry of `@modelcontextprotocol/server-everything`, a real third-party server from npm. */
 const everythingEntry = () => {

@@ -1,14 +1,14 @@
 import * as Net from "node:net"
 import { ServerConfig } from "@aide/server"
-import { ConfigProvider, Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   type AuthorizationServer,
   approveInBrowser,
   type ProtectedMcpServer,
   startAuthorizationServer,
   startProtectedMcpServer,
-} from "../../kernel/test/fixtures/oauth-servers.js"
+} from "@aide/testing/fixtures"
+import { ConfigProvider, Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "./support/chat.js"
 import { request, setup, startServer, storageKinds, type TestServer } from "./support/server.js"
 

@@ -1,9 +1,9 @@
-import { fileURLToPath } from "node:url"
+import { mcpStdioServerPath } from "@aide/testing/fixtures"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "./support/chat.js"
 import { request, setup, startServer, storageKinds, type TestServer } from "./support/server.js"
 
-const fixture = fileURLToPath(new URL("../../kernel/test/fixtures/mcp-stdio-server.mjs", import.meta.url))
+const fixture = mcpStdioServerPath
 
 describe.each(storageKinds)("GET /api/mcp-servers (%s)", (storage) => {
   let server: TestServer

@@ -16,7 +16,7 @@ const endpoints: ReadonlyArray<Endpoint> = (() => {
   HttpApi.reflect(AideApi, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, middleware }) =>
-      found.push({ method: endpoint.method, path: endpoint.path, protected: middleware.has(Authentication) }),
+      found.push({ method: endpoint.method, path: endpoint.path, protected: middleware.has(Authentication as never) }),
   })
   return found
 })()

@@ -1,3 +1,4 @@
+import { mcpStdioServerPath } from "@aide/testing/fixtures"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { type ChatTestServer, eventually, startChatServer } from "./support/chat.js"
 import { request, storageKinds } from "./support/server.js"
@@ -298,7 +299,7 @@ describe.each(storageKinds)("schedule API (%s)", (storage) => {
     })
 
     it("a task pausing on a tool that needs approval says so in the inbox; the owner approves later", async () => {
-      const fixture = new URL("../../kernel/test/fixtures/mcp-stdio-server.mjs", import.meta.url).pathname
+      const fixture = mcpStdioServerPath
       await api("/api/config", {
         method: "PATCH",
         body: { mcpServers: { files: { command: process.execPath, args: [fixture] } } },

@@ -1,16 +1,12 @@
-import * as Path from "node:path"
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider"
+import { testKernel } from "@aide/testing/effect"
 import { SqlClient } from "@effect/sql"
 import { simulateReadableStream } from "ai"
 import { MockLanguageModelV3 } from "ai/test"
-import { Chunk, Effect, Layer, Redacted, TestClock } from "effect"
-import * as PasswordHasher from "../../src/auth/PasswordHasher.js"
+import { Chunk, Effect, TestClock } from "effect"
 import { type Channel, ChannelDeliveryError } from "../../src/channels/Channel.js"
 import * as ChannelRegistry from "../../src/channels/ChannelRegistry.js"
-import * as TitleGenerator from "../../src/chat/TitleGenerator.js"
-import * as Kernel from "../../src/Kernel.js"
-import { ModelRegistry } from "../../src/models/ModelRegistry.js"
-import * as SqliteStorage from "../../src/storage/SqliteStorage.js"
+import type * as Kernel from "../../src/Kernel.js"
 import { Threads } from "../../src/threads/Threads.js"
 import { tempDirectory } from "./files.js"
 
@@ -75,29 +71,13 @@ export const failingChannel: Channel = {
  * The whole default kernel (`Kernel.layer`) on the SQLite file `dataDir/aide.db`, with `model`
  * as the operator model. Building it twice on one directory is a restart.
  */
-export const kernelLayer = (dataDir: string, model: TestModel) => {
-  // Given to the kernel and merged beside it: one connection (Layers are memoized), which the
-  // tests also read directly.
-  const storage = SqliteStorage.layer({ filename: Path.join(dataDir, "aide.db") })
-  const kernel = Kernel.layer({
+export const kernelLayer = (dataDir: string, model: TestModel) =>
+  testKernel({
     dataDir,
-    storage,
-    signingSecret: Redacted.make(new Uint8Array(32).fill(7)),
-    passwordHasher: PasswordHasher.layerTest,
-    titles: TitleGenerator.layerFallback,
-    chat: { maxRetries: 0 },
-    modelRegistry: Layer.succeed(
-      ModelRegistry,
-      ModelRegistry.of({
-        providers: Effect.succeed([]),
-        languageModel: () => Effect.succeed({ model: model.model, settings: {} }),
-      }),
-    ),
+    model: model.model,
     channels: ChannelRegistry.channel(failingChannel),
     inbox: { backoff: "1 second", factor: 1, attempts: 2 },
   })
-  return Layer.merge(kernel, storage)
-}
 
 export type KernelServices = Kernel.KernelServices | SqlClient.SqlClient
 

@@ -4,9 +4,9 @@ import { join } from "node:path"
 import { type Kernel, PasswordHasher, SqliteStorage } from "@aide/kernel"
 import { PostgresStorage } from "@aide/kernel/postgres"
 import { Server, ServerConfig } from "@aide/server"
+import { createTestDatabase } from "@aide/testing/effect"
 import type { SqlClient } from "@effect/sql"
 import { type Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
-import { createTestDatabase } from "../../../kernel/test/support/postgres.js"
 
 export type StorageKind = "sqlite" | "postgres"
 

@@ -1,0 +1,15 @@
+/**
+ * @aide/testing/effect — Effect helpers for testing Aide and code embedding its kernel: a test
+ * kernel, migrated SQLite/PostgreSQL test databases, one suite on both dialects, `eventually`.
+ */
+export { bothDialects } from "./BothDialects.js"
+export {
+  createTestDatabase,
+  freshPostgresStorage,
+  postgresAvailable,
+  tempDirectory,
+  tempSqliteStorage,
+  testDatabaseUrl,
+} from "./Databases.js"
+export { eventually, until } from "./Eventually.js"
+export { type TestKernelOptions, testKernel } from "./TestKernel.js"
