@@ -1,13 +1,12 @@
+import { bothDialects } from "@aide/testing/effect"
 import { SqlClient } from "@effect/sql"
-import { describe, expect, layer, type Vitest } from "@effect/vitest"
+import { expect, type Vitest } from "@effect/vitest"
 import { Effect, Exit, Layer, Option } from "effect"
 import { ChatRuns } from "../src/chat/ChatRuns.js"
 import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
 import * as Ids from "../src/ids/Ids.js"
 import * as SqlThreads from "../src/threads/SqlThreads.js"
 import { Threads } from "../src/threads/Threads.js"
-import { tempSqliteStorageLayer } from "./support/files.js"
-import { freshStorageLayer, postgresAvailable } from "./support/postgres.js"
 
 type Services = ChatRuns | Threads | SqlClient.SqlClient
 
@@ -141,13 +140,4 @@ const suite = (it: Vitest.MethodsNonLive<Services>) => {
   )
 }
 
-const runsLayer = <E>(storage: Layer.Layer<SqlClient.SqlClient, E>) =>
-  Layer.mergeAll(SqlChatRuns.layer, SqlThreads.layer.pipe(Layer.provide(Ids.layer))).pipe(Layer.provideMerge(storage))
-
-describe("SqlChatRuns", () => {
-  layer(runsLayer(tempSqliteStorageLayer), { timeout: 30_000 })("SQLite", suite)
-
-  describe.skipIf(!postgresAvailable)("PostgreSQL", () => {
-    layer(runsLayer(freshStorageLayer), { timeout: 60_000 })(suite)
-  })
-})
+bothDialects("SqlChatRuns", Layer.mergeAll(SqlChatRuns.layer, SqlThreads.layer.pipe(Layer.provide(Ids.layer))), suite)

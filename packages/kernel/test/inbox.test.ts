@@ -1,5 +1,6 @@
+import { bothDialects } from "@aide/testing/effect"
 import { SqlClient } from "@effect/sql"
-import { describe, expect, layer, type Vitest } from "@effect/vitest"
+import { describe, expect, type Vitest } from "@effect/vitest"
 import { Chunk, Clock, Effect, Layer, type Scope, TestClock } from "effect"
 import { type Channel, ChannelDeliveryError } from "../src/channels/Channel.js"
 import * as ChannelRegistry from "../src/channels/ChannelRegistry.js"
@@ -8,8 +9,6 @@ import * as DeliveringInbox from "../src/inbox/DeliveringInbox.js"
 import { Inbox } from "../src/inbox/Inbox.js"
 import { InboxStore } from "../src/inbox/InboxStore.js"
 import * as SqlInboxStore from "../src/inbox/SqlInboxStore.js"
-import { tempSqliteStorageLayer } from "./support/files.js"
-import { freshStorageLayer, postgresAvailable } from "./support/postgres.js"
 
 type Services = SqlClient.SqlClient | ChannelRegistry.ChannelRegistry | Ids.Ids
 
@@ -468,14 +467,4 @@ const suite = (it: Vitest.MethodsNonLive<Services>) => {
   })
 }
 
-const inboxLayer = <E>(storage: Layer.Layer<SqlClient.SqlClient, E>) =>
-  Layer.mergeAll(ChannelRegistry.layer, Ids.layer).pipe(Layer.provideMerge(storage))
-
-// Each group takes its `it` from `layer(...)` (see auth-store.test.ts for why not `it.layer`).
-describe("SqlInbox", () => {
-  layer(inboxLayer(tempSqliteStorageLayer), { timeout: 30_000 })("SQLite", suite)
-
-  describe.skipIf(!postgresAvailable)("PostgreSQL", () => {
-    layer(inboxLayer(freshStorageLayer), { timeout: 60_000 })(suite)
-  })
-})
+bothDialects("SqlInbox", Layer.mergeAll(ChannelRegistry.layer, Ids.layer), suite)

@@ -1,10 +1,9 @@
+import { bothDialects } from "@aide/testing/effect"
 import { SqlClient } from "@effect/sql"
-import { describe, expect, layer, type Vitest } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { describe, expect, type Vitest } from "@effect/vitest"
+import { Effect } from "effect"
 import { type ClaimRequest, RunLedger } from "../src/scheduler/RunLedger.js"
 import * as SqlRunLedger from "../src/scheduler/SqlRunLedger.js"
-import { tempSqliteStorageLayer } from "./support/files.js"
-import { freshStorageLayer, postgresAvailable } from "./support/postgres.js"
 
 const base = Date.parse("2030-01-01T00:00:00.000Z")
 /** Epoch ms `minutes` after a fixed instant. */
@@ -175,14 +174,4 @@ const suite = (it: Vitest.MethodsNonLive<RunLedger | SqlClient.SqlClient>) => {
   })
 }
 
-const ledgerLayer = <E>(storage: Layer.Layer<SqlClient.SqlClient, E>) =>
-  SqlRunLedger.layer.pipe(Layer.provideMerge(storage))
-
-// Each group takes its `it` from `layer(...)` (see auth-store.test.ts for why not `it.layer`).
-describe("SqlRunLedger", () => {
-  layer(ledgerLayer(tempSqliteStorageLayer), { timeout: 30_000 })("SQLite", suite)
-
-  describe.skipIf(!postgresAvailable)("PostgreSQL", () => {
-    layer(ledgerLayer(freshStorageLayer), { timeout: 60_000 })(suite)
-  })
-})
+bothDialects("SqlRunLedger", SqlRunLedger.layer, suite)
