@@ -114,11 +114,13 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
     Layer.provide(AuthConfig.layer(options.auth)),
   )
   const threads = SqlThreads.layer.pipe(Layer.provide(Ids.layer))
-  const appConfig = AppConfig.layer.pipe(Layer.provide(SqlConfigStore.layer))
+  const modelRegistry = options.modelRegistry ?? ModelRegistry.layer({ env: options.env ?? {} })
+  // The config accepts the providers of the registry in use (one instance: layers are memoized).
+  const appConfig = AppConfig.layer.pipe(Layer.provide([SqlConfigStore.layer, modelRegistry]))
   const base = Layer.mergeAll(
     auth,
     appConfig,
-    options.modelRegistry ?? ModelRegistry.layer({ env: options.env ?? {} }),
+    modelRegistry,
     threads,
     options.rateLimiter ?? RateLimiter.layerMemory,
     Ids.layer,

@@ -6,6 +6,7 @@ import * as AppConfig from "../src/config/AppConfig.js"
 import * as McpOAuth from "../src/mcp/McpOAuth.js"
 import * as McpRegistry from "../src/mcp/McpRegistry.js"
 import { redactText, redactUrl } from "../src/mcp/Redact.js"
+import * as ModelRegistry from "../src/models/ModelRegistry.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
 import { startMcpHttpFixture } from "./fixtures/mcpHttpServer.js"
 import {
@@ -36,7 +37,7 @@ const start = async (): Promise<Harness> => {
   const layer = McpRegistry.layer().pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        AppConfig.layerMemory,
+        AppConfig.layerMemory.pipe(Layer.provide(ModelRegistry.layer({ env: {} }))),
         ToolRegistry.layer,
         McpOAuth.layer({ publicUrl: "https://aide.example.test" }).pipe(Layer.provide(tempSqliteStorageLayer)),
       ),

@@ -86,6 +86,7 @@ export const kernelLayer = (dataDir: string, model: TestModel) =>
     modelRegistry: Layer.succeed(
       ModelRegistry,
       ModelRegistry.of({
+        providerIds: [],
         providers: Effect.succeed([]),
         languageModel: () => Effect.succeed({ model: model.model, settings: {} }),
       }),
