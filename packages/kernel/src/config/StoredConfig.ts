@@ -38,7 +38,8 @@ const withProviderProblem = (problems: ReadonlyArray<string>, problem: string) =
   const after = (other: string) => {
     const path = other.slice(0, other.indexOf(":"))
     const section = sections.indexOf(path.split(".")[0]!)
-    return path.startsWith("models.operator.") || section === -1 || section > sections.indexOf("models")
+    // Unknown keys (section -1) come first in the formatter's output, like the fields before `models`.
+    return path.startsWith("models.operator.") || section > sections.indexOf("models")
   }
   const index = problems.findIndex(after)
   return index === -1 ? [...problems, problem] : [...problems.slice(0, index), problem, ...problems.slice(index)]
