@@ -2,7 +2,7 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { FakeModelServer } from "@aide/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Logger, TestClock } from "effect"
+import { Effect, Exit, Layer, Logger, Scope, TestClock } from "effect"
 import * as ModelRegistry from "../src/models/ModelRegistry.js"
 import * as OpenAICompatible from "../src/models/OpenAICompatible.js"
 import { parseModelList } from "../src/models/ServedModels.js"
@@ -250,6 +250,36 @@ describe("GET /api/models lists what OpenAI-compatible servers serve", () => {
         expect(set.value.configured).toBe(true)
         expect(set.warnings).toHaveLength(1)
       }),
+  )
+})
+
+describe("ModelRegistry.layer", () => {
+  it.live("closing it cancels a model list in flight", () =>
+    Effect.gen(function* () {
+      const server = yield* listServer
+      let closed!: () => void
+      const connectionClosed = new Promise<void>((resolve) => {
+        closed = resolve
+      })
+      server.respond = (response) => response.on("close", closed)
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        ModelRegistry.layer({
+          env: { BOX_API_KEY: "k" },
+          providers: [box(server.url)],
+          modelLists: { timeout: "1 minute" },
+        }),
+        scope,
+      )
+      yield* Effect.fork(
+        Effect.flatMap(ModelRegistry.ModelRegistry, (registry) => registry.providers).pipe(Effect.provide(context)),
+      )
+      while (server.authorizations.length === 0) yield* Effect.sleep("10 millis")
+      yield* Scope.close(scope, Exit.void)
+      yield* Effect.promise(() => connectionClosed).pipe(
+        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => "still open" }),
+      )
+    }).pipe(Effect.scoped),
   )
 })
 

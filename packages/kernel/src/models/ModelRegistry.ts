@@ -1,5 +1,5 @@
 import type { LanguageModel } from "ai"
-import { Context, Effect, Either, Layer } from "effect"
+import { Context, Effect, Either, Layer, type Scope } from "effect"
 import { ModelNotConfigured, UnknownProvider } from "./ModelErrors.js"
 import { catalogue, type Provider, type ProviderContext, type ProviderDefinition, type ReadEnv } from "./Providers.js"
 import * as ServedModels from "./ServedModels.js"
@@ -58,7 +58,8 @@ export interface ModelRegistryOptions {
   readonly modelLists?: Partial<ServedModels.Settings>
 }
 
-export const make = (options: ModelRegistryOptions) => {
+/** The registry; model-list requests run in `scope` when given (see `ServedModels.make`). */
+export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
   const definitions = options.providers ?? catalogue
   const byId = new Map<string, ProviderDefinition>()
   for (const definition of definitions) {
@@ -74,7 +75,7 @@ export const make = (options: ModelRegistryOptions) => {
   // Looked up at each call, so a fetch replaced after start (a test's interceptor) applies.
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const context: ProviderContext = { env: read, fetch }
-  const served = ServedModels.make({ ...ServedModels.defaults, ...options.modelLists }, fetch)
+  const served = ServedModels.make({ ...ServedModels.defaults, ...options.modelLists }, fetch, scope)
   const isConfigured = (definition: ProviderDefinition) =>
     definition.requiredEnv.every((name) => read(name) !== undefined)
 
@@ -168,4 +169,7 @@ export const make = (options: ModelRegistryOptions) => {
  * ModelRegistry.layer({ env: process.env, providers: [...Providers.catalogue, bedrock] })
  */
 export const layer = (options: ModelRegistryOptions): Layer.Layer<ModelRegistry> =>
-  Layer.sync(ModelRegistry, () => make(options))
+  Layer.scoped(
+    ModelRegistry,
+    Effect.map(Effect.scope, (scope) => make(options, scope)),
+  )

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Either, Fiber } from "effect"
+import { Clock, Duration, Effect, Either, Fiber, type Scope } from "effect"
 import type { ModelListRequest } from "./Providers.js"
 
 /**
@@ -133,8 +133,11 @@ interface Entry {
   readonly expiry: { at: number }
 }
 
-/** A cache of model lists keyed by provider id, asking with `fetch`. */
-export const make = (settings: Settings, fetch: typeof globalThis.fetch) => {
+/**
+ * A cache of model lists keyed by provider id, asking with `fetch`. Requests run in `scope` when
+ * given (closing it cancels them), else as daemons.
+ */
+export const make = (settings: Settings, fetch: typeof globalThis.fetch, scope?: Scope.Scope) => {
   const entries = new Map<string, Entry>()
   const warned = new Set<string>()
   const lock = Effect.unsafeMakeSemaphore(1)
@@ -166,8 +169,9 @@ export const make = (settings: Settings, fetch: typeof globalThis.fetch) => {
           const cached = entries.get(key)
           if (cached !== undefined && cached.expiry.at > now) return cached.fiber
           const expiry = { at: Number.POSITIVE_INFINITY }
-          // A daemon: a caller that goes away must not cancel the request others are waiting for.
-          const fiber = yield* Effect.forkDaemon(fetchAndRemember(key, request, expiry))
+          // Not the caller's child: a caller that goes away must not cancel what others wait for.
+          const ask = fetchAndRemember(key, request, expiry)
+          const fiber = yield* scope === undefined ? Effect.forkDaemon(ask) : Effect.forkIn(ask, scope)
           entries.set(key, { fiber, expiry })
           return fiber
         }),
