@@ -170,8 +170,8 @@ export const make = (settings: Settings, fetch: typeof globalThis.fetch, scope?:
           if (cached !== undefined && cached.expiry.at > now) return cached.fiber
           const expiry = { at: Number.POSITIVE_INFINITY }
           // Not the caller's child: a caller that goes away must not cancel what others wait for.
-          const ask = fetchAndRemember(key, request, expiry)
-          const fiber = yield* scope === undefined ? Effect.forkDaemon(ask) : Effect.forkIn(ask, scope)
+          const asking = fetchAndRemember(key, request, expiry)
+          const fiber = yield* scope === undefined ? Effect.forkDaemon(asking) : Effect.forkIn(asking, scope)
           entries.set(key, { fiber, expiry })
           return fiber
         }),
