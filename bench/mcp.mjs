@@ -16,6 +16,7 @@ import { pathToFileURL } from "node:url"
 import * as AppConfig from "../packages/kernel/src/config/AppConfig.ts"
 import * as McpOAuth from "../packages/kernel/src/mcp/McpOAuth.ts"
 import * as McpRegistry from "../packages/kernel/src/mcp/McpRegistry.ts"
+import * as ModelRegistry from "../packages/kernel/src/models/ModelRegistry.ts"
 import * as ToolRegistry from "../packages/kernel/src/tools/ToolRegistry.ts"
 import { log, median, percentile, root, round, table, writeResults } from "./harness.mjs"
 
@@ -35,7 +36,14 @@ const server = () => ({ command: process.execPath, args: [fixture] })
 const startRegistry = async (count) => {
   const scope = Effect.runSync(Scope.make())
   const base = await Effect.runPromise(
-    Layer.buildWithScope(Layer.mergeAll(AppConfig.layerMemory, ToolRegistry.layer, McpOAuth.layerDisabled()), scope),
+    Layer.buildWithScope(
+      Layer.mergeAll(
+        AppConfig.layerMemory.pipe(Layer.provide(ModelRegistry.layer({ env: {} }))),
+        ToolRegistry.layer,
+        McpOAuth.layerDisabled(),
+      ),
+      scope,
+    ),
   )
   const config = Context.get(base, AppConfig.AppConfig)
   await Effect.runPromise(

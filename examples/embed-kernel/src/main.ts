@@ -48,6 +48,7 @@ export const withLocalProvider = (model: LanguageModelV3) =>
     ModelRegistry.ModelRegistry,
     Effect.map(ModelRegistry.ModelRegistry, (builtIn) =>
       ModelRegistry.ModelRegistry.of({
+        providerIds: [...builtIn.providerIds, "local"],
         providers: Effect.map(builtIn.providers, (providers) => [
           ...providers,
           {

@@ -7,9 +7,14 @@ import { ConfigValidationError } from "../src/config/ConfigErrors.js"
 import { defaults, maxDepth, redactedSecret, redactSecrets } from "../src/config/ConfigModel.js"
 import { ConfigStore } from "../src/config/ConfigStore.js"
 import * as SqlConfigStore from "../src/config/SqlConfigStore.js"
+import * as ModelRegistry from "../src/models/ModelRegistry.js"
+import * as Providers from "../src/models/Providers.js"
 import * as SqliteStorage from "../src/storage/SqliteStorage.js"
 import { tempDirectory, tempSqliteStorageLayer } from "./support/files.js"
 import { freshStorageLayer, postgresAvailable } from "./support/postgres.js"
+
+/** The default catalogue, as a server without provider keys has it. */
+const defaultRegistry = ModelRegistry.layer({ env: {} })
 
 /** Every test starts from an empty stored document and its own `AppConfig` over it. */
 const fresh = Effect.gen(function* () {
@@ -64,7 +69,7 @@ const problemsOf = <A, R>(effect: Effect.Effect<A, unknown, R>) =>
     return (error as ConfigValidationError).problems
   })
 
-const suite = (it: Vitest.MethodsNonLive<ConfigStore | SqlClient.SqlClient>) => {
+const suite = (it: Vitest.MethodsNonLive<ConfigStore | SqlClient.SqlClient | ModelRegistry.ModelRegistry>) => {
   describe("get", () => {
     it.effect("a fresh install resolves to the defaults", () =>
       Effect.gen(function* () {
@@ -394,10 +399,14 @@ const suite = (it: Vitest.MethodsNonLive<ConfigStore | SqlClient.SqlClient>) => 
 }
 
 describe("AppConfig", () => {
-  layer(SqlConfigStore.layer.pipe(Layer.provideMerge(tempSqliteStorageLayer)), { timeout: 30_000 })("SQLite", suite)
+  layer(SqlConfigStore.layer.pipe(Layer.provideMerge(tempSqliteStorageLayer), Layer.merge(defaultRegistry)), {
+    timeout: 30_000,
+  })("SQLite", suite)
 
   describe.skipIf(!postgresAvailable)("PostgreSQL", () => {
-    layer(SqlConfigStore.layer.pipe(Layer.provideMerge(freshStorageLayer)), { timeout: 60_000 })(suite)
+    layer(SqlConfigStore.layer.pipe(Layer.provideMerge(freshStorageLayer), Layer.merge(defaultRegistry)), {
+      timeout: 60_000,
+    })(suite)
   })
 })
 
@@ -408,6 +417,7 @@ layer(Layer.empty)("AppConfig on a SQLite file", (it) => {
       const kernelOnFile = AppConfig.layer.pipe(
         Layer.provide(SqlConfigStore.layer),
         Layer.provide(SqliteStorage.layer({ filename })),
+        Layer.provide(defaultRegistry),
       )
       const patched = yield* Effect.flatMap(AppConfig.AppConfig, (config) =>
         config.patch({ timezone: "America/New_York", mcpServers: { fs: { command: "mcp-fs" } } }),
@@ -421,13 +431,13 @@ layer(Layer.empty)("AppConfig on a SQLite file", (it) => {
   )
 })
 
-layer(AppConfig.layerMemory)("AppConfig.layerMemory", (it) => {
+layer(AppConfig.layerMemory.pipe(Layer.provide(defaultRegistry)))("AppConfig.layerMemory", (it) => {
   it.effect("works without storage", () =>
     Effect.gen(function* () {
       const config = yield* AppConfig.AppConfig
       const patched = yield* config.patch({ personality: { systemPrompt: "Be terse." } })
       expect(patched.personality.systemPrompt).toBe("Be terse.")
-      expect(Either.isRight(AppConfig.resolve({}))).toBe(true)
+      expect(Either.isRight(AppConfig.resolve({}, Providers.providerIds))).toBe(true)
     }),
   )
 })

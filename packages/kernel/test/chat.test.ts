@@ -80,13 +80,17 @@ const kernel = Chat.layer({ maxRetries: 0 }).pipe(
     Layer.mergeAll(
       witnessingHub,
       TitleGenerator.layerFallback,
-      modelRegistry,
       Ids.layer,
       Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
       SqlChatRuns.layer,
     ),
   ),
-  Layer.provideMerge(Layer.mergeAll(SqlThreads.layer.pipe(Layer.provide(Ids.layer)), AppConfig.layerMemory)),
+  Layer.provideMerge(
+    Layer.mergeAll(
+      SqlThreads.layer.pipe(Layer.provide(Ids.layer)),
+      AppConfig.layerMemory.pipe(Layer.provideMerge(modelRegistry)),
+    ),
+  ),
   Layer.provideMerge(tempSqliteStorageLayer),
 )
 

@@ -80,6 +80,7 @@ const model = scriptedModel(answer("Hello ", "there"), answer("Second"))
 const fixedModels = Layer.succeed(
   ModelRegistry,
   ModelRegistry.of({
+    providerIds: [],
     providers: Effect.succeed([]),
     languageModel: () => Effect.succeed({ model, settings: {} }),
   }),
@@ -173,6 +174,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
         modelRegistry: Layer.succeed(
           ModelRegistry,
           ModelRegistry.of({
+            providerIds: [],
             providers: Effect.succeed([]),
             languageModel: () => Effect.succeed({ model: toolModel, settings: {} }),
           }),

@@ -11,6 +11,7 @@ import { defaultWorkingDirectory } from "../src/mcp/McpConnection.js"
 import * as McpOAuth from "../src/mcp/McpOAuth.js"
 import * as McpRegistry from "../src/mcp/McpRegistry.js"
 import { isAlive } from "../src/mcp/ProcessExit.js"
+import * as ModelRegistry from "../src/models/ModelRegistry.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
 
 const fixture = mcpStdioServerPath
@@ -34,6 +35,7 @@ const start = async (options: McpRegistry.McpRegistryOptions = {}): Promise<Harn
   const scope = Effect.runSync(Scope.make())
   const layer = McpRegistry.layer(options).pipe(
     Layer.provideMerge(Layer.mergeAll(AppConfig.layerMemory, ToolRegistry.layer, McpOAuth.layerDisabled())),
+    Layer.provide(ModelRegistry.layer({ env: {} })),
   )
   const services = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   return {

@@ -15,6 +15,7 @@ import * as McpOAuth from "../src/mcp/McpOAuth.js"
 import * as McpRegistry from "../src/mcp/McpRegistry.js"
 import { redactText, redactUrl } from "../src/mcp/Redact.js"
 import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
+import * as ModelRegistry from "../src/models/ModelRegistry.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
 import { tempSqliteStorageLayer } from "./support/files.js"
 
@@ -37,7 +38,7 @@ const start = async (): Promise<Harness> => {
   const layer = McpRegistry.layer().pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        AppConfig.layerMemory,
+        AppConfig.layerMemory.pipe(Layer.provide(ModelRegistry.layer({ env: {} }))),
         ToolRegistry.layer,
         McpOAuth.layer({ redirectUrl: "https://aide.example.test/api/mcp-servers/oauth/callback" }).pipe(
           Layer.provide(SqlMcpOAuthStore.layer),

@@ -6,10 +6,13 @@ import { Effect } from "effect"
 import * as ModelRegistry from "../src/models/ModelRegistry.js"
 import { providerIds } from "../src/models/Providers.js"
 
+/** No server answers: a local server's default address is not probed for real. */
+const unreachable: typeof fetch = () => Promise.reject(new TypeError("fetch failed"))
+
 const registry = (env: Record<string, string | undefined>) => ModelRegistry.make({ env })
 
 const configured = (env: Record<string, string | undefined>) =>
-  Effect.map(registry(env).providers, (providers) =>
+  Effect.map(ModelRegistry.make({ env, fetch: unreachable }).providers, (providers) =>
     Object.fromEntries(providers.map((provider) => [provider.id, provider.configured])),
   )
 
@@ -58,7 +61,8 @@ describe("ModelRegistry", () => {
   describe("providers", () => {
     it.effect("lists the catalogue with configured flags from the environment passed in", () =>
       Effect.gen(function* () {
-        const providers = yield* registry({ OPENAI_API_KEY: "sk-test" }).providers
+        const providers = yield* ModelRegistry.make({ env: { OPENAI_API_KEY: "sk-test" }, fetch: unreachable })
+          .providers
         expect(providers.map((provider) => provider.id)).toEqual([...providerIds])
         for (const provider of providers) {
           expect(provider).toMatchObject({ gateway: null, docUrl: expect.stringMatching(/^https:\/\//) })
@@ -69,19 +73,25 @@ describe("ModelRegistry", () => {
           envVars: ["OPENAI_API_KEY"],
           models: expect.arrayContaining(["gpt-4.1-mini"]),
         })
-        expect(yield* configured({})).toEqual({
-          openai: false,
-          anthropic: false,
-          google: false,
-          "openai-compatible": false,
-        })
+        expect(Object.values(yield* configured({}))).toEqual(providerIds.map(() => false))
         expect(
           yield* configured({
             ANTHROPIC_API_KEY: "a",
             GOOGLE_GENERATIVE_AI_API_KEY: "g",
             OPENAI_COMPATIBLE_BASE_URL: "http://localhost:11434/v1",
+            GROQ_API_KEY: "gsk",
+            OLLAMA_BASE_URL: "http://gpu-box:11434/v1",
           }),
-        ).toEqual({ openai: false, anthropic: true, google: true, "openai-compatible": true })
+        ).toMatchObject({
+          openai: false,
+          anthropic: true,
+          google: true,
+          "openai-compatible": true,
+          groq: true,
+          ollama: true,
+          mistral: false,
+          lmstudio: false,
+        })
       }),
     )
 

@@ -4,6 +4,7 @@ import { Chat, type ChatInput } from "../src/chat/Chat.js"
 import * as AppConfig from "../src/config/AppConfig.js"
 import * as Ids from "../src/ids/Ids.js"
 import { Inbox } from "../src/inbox/Inbox.js"
+import * as ModelRegistry from "../src/models/ModelRegistry.js"
 import { type ClaimRequest, RunLedger, type RunRecord, type TaskState } from "../src/scheduler/RunLedger.js"
 import * as Scheduler from "../src/scheduler/Scheduler.js"
 import { Threads } from "../src/threads/Threads.js"
@@ -118,7 +119,12 @@ const standIns = (prompts: Array<string>) =>
 const schedulerOn = (ledger: MemoryLedger, prompts: Array<string>): Layer.Layer<Scheduler.Scheduler> =>
   Layer.orDie(
     Scheduler.layer().pipe(
-      Layer.provide([Layer.succeed(RunLedger, ledger.service), AppConfig.layerMemory, Ids.layer, standIns(prompts)]),
+      Layer.provide([
+        Layer.succeed(RunLedger, ledger.service),
+        AppConfig.layerMemory.pipe(Layer.provide(ModelRegistry.layer({ env: {} }))),
+        Ids.layer,
+        standIns(prompts),
+      ]),
     ),
   )
 
@@ -209,7 +215,12 @@ describe("a RunLedger given to Scheduler.layer", () => {
       yield* Effect.provide(
         Scheduler.Scheduler,
         Scheduler.layer({ runTimeout: "2 minutes", ledgerRetention: "7 days" }).pipe(
-          Layer.provide([Layer.succeed(RunLedger, ledger.service), AppConfig.layerMemory, Ids.layer, standIns([])]),
+          Layer.provide([
+            Layer.succeed(RunLedger, ledger.service),
+            AppConfig.layerMemory.pipe(Layer.provide(ModelRegistry.layer({ env: {} }))),
+            Ids.layer,
+            standIns([]),
+          ]),
         ),
       )
       // A run of another process counts as abandoned a minute after its timeout.

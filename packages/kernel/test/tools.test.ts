@@ -5,6 +5,7 @@ import * as AppConfig from "../src/config/AppConfig.js"
 import * as Ids from "../src/ids/Ids.js"
 import { Inbox } from "../src/inbox/Inbox.js"
 import * as SqlInbox from "../src/inbox/SqlInbox.js"
+import * as ModelRegistry from "../src/models/ModelRegistry.js"
 import * as BuiltinTools from "../src/tools/BuiltinTools.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
 import * as ToolsModule from "../src/tools/Tools.js"
@@ -23,6 +24,8 @@ const definition = (name: string, requireApproval: boolean, run: (input: unknown
 const toolsLayer = ToolsModule.layer.pipe(Layer.provideMerge(ToolRegistry.layer))
 
 const callOptions = (toolCallId: string) => ({ toolCallId, messages: [] })
+
+const configMemory = AppConfig.layerMemory.pipe(Layer.provide(ModelRegistry.layer({ env: {} })))
 
 describe("toolId", () => {
   it("keeps built-in names and prefixes others with their source", () => {
@@ -143,7 +146,7 @@ describe("built-in tools", () => {
     Layer.provideMerge(tempSqliteStorageLayer),
   )
   const builtins = Layer.mergeAll(BuiltinTools.layer, ToolsModule.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(ToolRegistry.layer, AppConfig.layerMemory, inbox)),
+    Layer.provideMerge(Layer.mergeAll(ToolRegistry.layer, configMemory, inbox)),
   )
 
   it.effect("current_time answers in the configured time zone, from the Clock", () =>
@@ -160,7 +163,7 @@ describe("built-in tools", () => {
       expect(named.local).toContain("07:00:00")
       const unknown = yield* Effect.either(tool.execute({ timezone: "Mars/Olympus" }, context))
       expect(unknown).toMatchObject({ _tag: "Left", left: { message: 'unknown time zone "Mars/Olympus"' } })
-    }).pipe(Effect.provide(AppConfig.layerMemory)),
+    }).pipe(Effect.provide(configMemory)),
   )
 
   it.effect("notify puts a message in the web inbox with the conversation's thread", () =>

@@ -1,4 +1,5 @@
 import { Context, Effect, Either, Layer, type Stream, SubscriptionRef } from "effect"
+import { ModelRegistry } from "../models/ModelRegistry.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { ConfigValidationError } from "./ConfigErrors.js"
 import { type AppConfigDocument, redactedSecret } from "./ConfigModel.js"
@@ -9,6 +10,7 @@ import * as StoredConfig from "./StoredConfig.js"
 /**
  * The application config (SPEC "Config"): defaults deep-merged with what the owner stored.
  * Other services read `get` when they need a value, or follow `changes` to reconcile live.
+ * `models.operator.provider` is checked against the `ModelRegistry` in use.
  *
  * @example
  * const config = yield* AppConfig
@@ -38,7 +40,10 @@ export class AppConfig extends Context.Tag("@aide/kernel/AppConfig")<
   }
 >() {}
 
-/** The stored document resolved against the defaults, or every problem with it. */
+/**
+ * The stored document resolved against the defaults, or every problem with it; a provider it
+ * names must be one of `providerIds` (a registry's `providerIds`).
+ */
 export const resolve = StoredConfig.resolve
 
 const objectAt = (value: unknown, ...path: ReadonlyArray<string>): JsonObject | undefined => {
@@ -83,7 +88,12 @@ const restoreSecrets = (body: JsonObject, stored: JsonObject) => {
  * be used as it is (see `StoredConfig.inspect`) is set aside, then replaced by what was in use
  * plus the patch: one bad row must not refuse every later patch.
  */
-const merged = (store: ConfigStore.ConfigStore["Type"], text: string, body: unknown) =>
+const merged = (
+  store: ConfigStore.ConfigStore["Type"],
+  providerIds: ReadonlyArray<string>,
+  text: string,
+  body: unknown,
+) =>
   Effect.gen(function* () {
     if (!isJsonObject(body)) {
       return yield* new ConfigValidationError({ problems: ["config: must be a JSON object"] })
@@ -91,7 +101,7 @@ const merged = (store: ConfigStore.ConfigStore["Type"], text: string, body: unkn
     const attempt = (base: JsonObject) => {
       const restored = restoreSecrets(body, base)
       const next = mergePatch(base, restored.body) as JsonObject
-      const result = resolve(next)
+      const result = resolve(next, providerIds)
       const problems = [...restored.problems, ...(Either.isLeft(result) ? result.left : [])]
       return Either.isRight(result) && problems.length === 0
         ? Either.right({ next, resolved: result.right })
@@ -101,7 +111,7 @@ const merged = (store: ConfigStore.ConfigStore["Type"], text: string, body: unkn
     // The common case costs one validation: the stored document as it is, plus the patch.
     const direct = Either.isRight(parsed) ? attempt(parsed.right) : undefined
     if (direct !== undefined && Either.isRight(direct)) return direct.right
-    const stored = StoredConfig.inspect(text)
+    const stored = StoredConfig.inspect(text, providerIds)
     if (stored.problems.length === 0) return yield* new ConfigValidationError({ problems: direct!.left })
     const salvaged = attempt(stored.document)
     if (Either.isLeft(salvaged)) return yield* new ConfigValidationError({ problems: salvaged.left })
@@ -114,9 +124,12 @@ const merged = (store: ConfigStore.ConfigStore["Type"], text: string, body: unkn
  * an error logged and the text set aside in `config_rejected`. The row itself is left as it is
  * until the next write (a replica of an older release must not erase what a newer one stored).
  */
-const load = Effect.fn("AppConfig.load")(function* (store: ConfigStore.ConfigStore["Type"]) {
+const load = Effect.fn("AppConfig.load")(function* (
+  store: ConfigStore.ConfigStore["Type"],
+  providerIds: ReadonlyArray<string>,
+) {
   const text = yield* store.load
-  const stored = StoredConfig.inspect(text)
+  const stored = StoredConfig.inspect(text, providerIds)
   if (stored.problems.length > 0) {
     yield* Effect.logError(
       "stored config rejected: what failed uses its defaults until the next config change replaces it; the stored text is kept in table config_rejected",
@@ -130,7 +143,8 @@ const load = Effect.fn("AppConfig.load")(function* (store: ConfigStore.ConfigSto
 
 export const make = Effect.gen(function* () {
   const store = yield* ConfigStore.ConfigStore
-  const current = yield* SubscriptionRef.make(yield* load(store))
+  const { providerIds } = yield* ModelRegistry
+  const current = yield* SubscriptionRef.make(yield* load(store, providerIds))
   // Store and publish in the same order, so `changes` ends on what the database holds.
   const writer = yield* Effect.makeSemaphore(1)
 
@@ -139,7 +153,7 @@ export const make = Effect.gen(function* () {
       let resolved: AppConfigDocument | undefined
       yield* store.update((text) =>
         bodyOf(text).pipe(
-          Effect.flatMap((body) => merged(store, text, body)),
+          Effect.flatMap((body) => merged(store, providerIds, text, body)),
           Effect.map((result) => {
             resolved = result.resolved
             return JSON.stringify(result.next)
@@ -153,7 +167,7 @@ export const make = Effect.gen(function* () {
   const modify = <E>(f: (current: AppConfigDocument) => Effect.Effect<JsonObject, E>) =>
     writer
       // What is in use, even when the stored text went bad behind our back.
-      .withPermits(1)(Effect.uninterruptible(apply((text) => f(StoredConfig.inspect(text).resolved))))
+      .withPermits(1)(Effect.uninterruptible(apply((text) => f(StoredConfig.inspect(text, providerIds).resolved))))
       .pipe(Effect.withSpan("AppConfig.modify"))
 
   const patch = Effect.fn("AppConfig.patch")(
@@ -166,8 +180,13 @@ export const make = Effect.gen(function* () {
   return AppConfig.of({ get: SubscriptionRef.get(current), patch, modify, changes: current.changes })
 })
 
-/** `AppConfig` over a `ConfigStore`; loads the stored document when built. */
-export const layer: Layer.Layer<AppConfig, StorageError, ConfigStore.ConfigStore> = Layer.effect(AppConfig, make)
+/** `AppConfig` over a `ConfigStore`, checking providers against the `ModelRegistry`; loads the stored document when built. */
+export const layer: Layer.Layer<AppConfig, StorageError, ConfigStore.ConfigStore | ModelRegistry> = Layer.effect(
+  AppConfig,
+  make,
+)
 
 /** `AppConfig` kept in memory only: for tests and embedders without storage. */
-export const layerMemory: Layer.Layer<AppConfig> = Layer.orDie(layer.pipe(Layer.provide(ConfigStore.layerMemory)))
+export const layerMemory: Layer.Layer<AppConfig, never, ModelRegistry> = Layer.orDie(
+  layer.pipe(Layer.provide(ConfigStore.layerMemory)),
+)

@@ -1,5 +1,4 @@
 import { Schema } from "effect"
-import { providerIds } from "../models/Providers.js"
 import { cronProblem } from "../scheduler/Cron.js"
 
 /**
@@ -39,12 +38,15 @@ export const TimeZone = Schema.String.pipe(
   Schema.filter((value) => isTimeZone(value) || `unknown time zone ${JSON.stringify(value)} (use an IANA name)`),
 ).annotations({ identifier: "TimeZone" })
 
-export const ProviderId = Schema.Literal(...providerIds).annotations({
-  message: (issue) => ({
-    message: `unknown provider ${JSON.stringify(issue.actual)} (known: ${providerIds.join(", ")})`,
-    override: true,
-  }),
-})
+/**
+ * A provider id. Which ids exist is the `ModelRegistry`'s to say (an embedder adds its own), so
+ * `AppConfig` checks it against the registry in use (`unknownProvider`), not this schema.
+ */
+export const ProviderId = nonEmptyString.annotations({ description: "the id of a provider of GET /api/models" })
+
+/** The problem reported for a provider the registry does not know. */
+export const unknownProvider = (provider: string, known: ReadonlyArray<string>) =>
+  `models.operator.provider: unknown provider ${JSON.stringify(provider)} (known: ${known.join(", ")})`
 
 export const OperatorModel = Schema.Struct({
   provider: ProviderId,

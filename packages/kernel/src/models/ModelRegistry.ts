@@ -1,7 +1,8 @@
 import type { LanguageModel } from "ai"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Either, Layer, type Scope } from "effect"
 import { ModelNotConfigured, UnknownProvider } from "./ModelErrors.js"
-import { catalogue, type Provider, type ProviderDescriptor, type ProviderId } from "./Providers.js"
+import { catalogue, type Provider, type ProviderContext, type ProviderDefinition, type ReadEnv } from "./Providers.js"
+import * as ServedModels from "./ServedModels.js"
 
 /** Which model to use, as `models.operator` of the config has it. */
 export interface ModelSelection {
@@ -23,7 +24,7 @@ export interface ResolvedModel {
 }
 
 /**
- * The AI providers of the catalogue, configured from environment variables the host passes
+ * The AI providers Aide can talk to, configured from environment variables the host passes
  * in (the kernel never reads `process.env`), and the language models they serve.
  *
  * @example
@@ -33,7 +34,12 @@ export interface ResolvedModel {
 export class ModelRegistry extends Context.Tag("@aide/kernel/ModelRegistry")<
   ModelRegistry,
   {
-    /** The catalogue, with `configured` computed from the environment. */
+    /** The ids `languageModel` knows: what `models.operator.provider` of the config may name. */
+    readonly providerIds: ReadonlyArray<string>
+    /**
+     * Every provider, with `configured` computed from the environment and, for servers that
+     * list their models, those models (asked at most every few minutes, within seconds).
+     */
     readonly providers: Effect.Effect<ReadonlyArray<Provider>>
     readonly languageModel: (
       selection: ModelSelection,
@@ -44,72 +50,70 @@ export class ModelRegistry extends Context.Tag("@aide/kernel/ModelRegistry")<
 export interface ModelRegistryOptions {
   /** The host's environment (the server passes `process.env`). Empty strings count as unset. */
   readonly env: Readonly<Record<string, string | undefined>>
+  /** Default `Providers.catalogue`; add yours with `[...Providers.catalogue, mine]`. Ids must be unique. */
+  readonly providers?: ReadonlyArray<ProviderDefinition>
+  /** Used for every provider call and model list; default the global `fetch`. */
+  readonly fetch?: typeof globalThis.fetch
+  /** How the model lists of OpenAI-compatible servers are asked and cached. */
+  readonly modelLists?: Partial<ServedModels.Settings>
 }
 
-// Passed explicitly: the SDKs would otherwise fall back to reading process.env themselves.
-const openAiUrl = "https://api.openai.com/v1"
-const anthropicUrl = "https://api.anthropic.com/v1"
+/** The registry; model-list requests run in `scope` when given (see `ServedModels.make`). */
+export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
+  const definitions = options.providers ?? catalogue
+  const byId = new Map<string, ProviderDefinition>()
+  for (const definition of definitions) {
+    if (byId.has(definition.id)) throw new Error(`two providers have the id ${definition.id}`)
+    byId.set(definition.id, definition)
+  }
+  const providerIds = definitions.map((definition) => definition.id)
 
-export const make = (options: ModelRegistryOptions) => {
-  const read = (name: string): string | undefined => {
+  const read: ReadEnv = (name) => {
     const value = options.env[name]
     return value === undefined || value.trim() === "" ? undefined : value.trim()
   }
-  const isConfigured = (provider: ProviderDescriptor) => provider.requiredEnv.every((name) => read(name) !== undefined)
+  // Looked up at each call, so a fetch replaced after start (a test's interceptor) applies.
+  const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+  const context: ProviderContext = { env: read, fetch }
+  const served = ServedModels.make({ ...ServedModels.defaults, ...options.modelLists }, fetch, scope)
+  const isConfigured = (definition: ProviderDefinition) =>
+    definition.requiredEnv.every((name) => read(name) !== undefined)
 
-  const providers: ReadonlyArray<Provider> = catalogue.map((provider) => ({
-    id: provider.id,
-    name: provider.name,
-    models: provider.models,
-    configured: isConfigured(provider),
-    docUrl: provider.docUrl,
-    gateway: null,
-    envVars: provider.envVars,
-  }))
+  const describe = (definition: ProviderDefinition) =>
+    Effect.gen(function* () {
+      const configured = isConfigured(definition)
+      const request = configured ? definition.modelList?.(read) : undefined
+      const entry = (configured: boolean, models: ReadonlyArray<string>): Provider => ({
+        id: definition.id,
+        name: definition.name,
+        models,
+        configured,
+        docUrl: definition.docUrl,
+        gateway: null,
+        envVars: definition.envVars,
+      })
+      if (request === undefined) return entry(configured, definition.models)
+      const listed = yield* served.list(definition.id, request)
+      // A server that answers with no model (nothing pulled yet) still gets the suggestions.
+      const models = Either.isRight(listed) && listed.right.length > 0 ? listed.right : definition.models
+      return entry(request.probe ? Either.isRight(listed) : true, models)
+    })
+
+  const providers = Effect.forEach(definitions, describe, { concurrency: "unbounded" }).pipe(
+    Effect.withSpan("ModelRegistry.providers"),
+  )
 
   // Factories are created on first use: most hosts configure one provider, and its SDK is
-  // imported only then (the four SDKs are ~1 MB of code to parse at every start otherwise).
-  const factories: Record<ProviderId, () => Promise<(model: string) => LanguageModel>> = {
-    openai: async () => {
-      const { createOpenAI } = await import("@ai-sdk/openai")
-      // Chat Completions rather than Responses: every OpenAI-compatible server (and fake) speaks it.
-      const openai = createOpenAI({ apiKey: read("OPENAI_API_KEY")!, baseURL: read("OPENAI_BASE_URL") ?? openAiUrl })
-      return (model) => openai.chat(model)
-    },
-    anthropic: async () => {
-      const { createAnthropic } = await import("@ai-sdk/anthropic")
-      const anthropic = createAnthropic({
-        apiKey: read("ANTHROPIC_API_KEY")!,
-        baseURL: read("ANTHROPIC_BASE_URL") ?? anthropicUrl,
-      })
-      return (model) => anthropic(model)
-    },
-    google: async () => {
-      const { createGoogleGenerativeAI } = await import("@ai-sdk/google")
-      const google = createGoogleGenerativeAI({ apiKey: read("GOOGLE_GENERATIVE_AI_API_KEY")! })
-      return (model) => google(model)
-    },
-    "openai-compatible": async () => {
-      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible")
-      const apiKey = read("OPENAI_COMPATIBLE_API_KEY")
-      const compatible = createOpenAICompatible({
-        name: "openai-compatible",
-        baseURL: read("OPENAI_COMPATIBLE_BASE_URL")!,
-        includeUsage: true,
-        ...(apiKey === undefined ? {} : { apiKey }),
-      })
-      return (model) => compatible.chatModel(model)
-    },
-  }
-  const created = new Map<ProviderId, Promise<(model: string) => LanguageModel>>()
-  const factory = (id: ProviderId) => {
-    let create = created.get(id)
+  // imported only then (the SDKs are ~1 MB of code to parse at every start otherwise).
+  const created = new Map<string, Promise<(model: string) => LanguageModel>>()
+  const factory = (definition: ProviderDefinition) => {
+    let create = created.get(definition.id)
     if (create === undefined) {
-      create = factories[id]().catch((error: unknown) => {
-        created.delete(id)
+      create = definition.load(context).catch((error: unknown) => {
+        created.delete(definition.id)
         throw error
       })
-      created.set(id, create)
+      created.set(definition.id, create)
     }
     return create
   }
@@ -118,11 +122,11 @@ export const make = (options: ModelRegistryOptions) => {
   // providers compile their zod response schemas per instance, on every request otherwise.
   const models = new Map<string, LanguageModel>()
   const maxCachedModels = 64
-  const modelFor = async (id: ProviderId, modelId: string) => {
-    const key = `${id}\u0000${modelId}`
+  const modelFor = async (definition: ProviderDefinition, modelId: string) => {
+    const key = `${definition.id}\u0000${modelId}`
     let model = models.get(key)
     if (model === undefined) {
-      model = (await factory(id))(modelId)
+      model = (await factory(definition))(modelId)
       if (models.size >= maxCachedModels) models.delete(models.keys().next().value!)
       models.set(key, model)
     }
@@ -130,11 +134,11 @@ export const make = (options: ModelRegistryOptions) => {
   }
 
   const languageModel = Effect.fn("ModelRegistry.languageModel")(function* (selection: ModelSelection) {
-    const provider = catalogue.find((entry) => entry.id === selection.provider)
+    const provider = byId.get(selection.provider)
     if (provider === undefined) {
       return yield* new UnknownProvider({
         provider: selection.provider,
-        message: `unknown provider ${selection.provider} (known: ${catalogue.map((entry) => entry.id).join(", ")})`,
+        message: `unknown provider ${selection.provider} (known: ${providerIds.join(", ")})`,
       })
     }
     const missing = provider.requiredEnv.filter((name) => read(name) === undefined)
@@ -147,16 +151,25 @@ export const make = (options: ModelRegistryOptions) => {
     }
     const model =
       models.get(`${provider.id}\u0000${selection.model}`) ??
-      (yield* Effect.promise(() => modelFor(provider.id, selection.model)))
+      (yield* Effect.promise(() => modelFor(provider, selection.model)))
     const settings: { temperature?: number; maxOutputTokens?: number } = {}
     if (selection.temperature !== undefined) settings.temperature = selection.temperature
     if (selection.maxTokens !== undefined) settings.maxOutputTokens = selection.maxTokens
     return { model, settings } satisfies ResolvedModel
   })
 
-  return ModelRegistry.of({ providers: Effect.succeed(providers), languageModel })
+  return ModelRegistry.of({ providerIds, providers, languageModel })
 }
 
-/** The registry over the host's environment, e.g. `ModelRegistry.layer({ env: process.env })` in a server. */
+/**
+ * The registry over the host's environment, e.g. `ModelRegistry.layer({ env: process.env })` in
+ * a server, or with a provider of your own:
+ *
+ * @example
+ * ModelRegistry.layer({ env: process.env, providers: [...Providers.catalogue, bedrock] })
+ */
 export const layer = (options: ModelRegistryOptions): Layer.Layer<ModelRegistry> =>
-  Layer.sync(ModelRegistry, () => make(options))
+  Layer.scoped(
+    ModelRegistry,
+    Effect.map(Effect.scope, (scope) => make(options, scope)),
+  )

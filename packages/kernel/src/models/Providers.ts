@@ -1,18 +1,39 @@
+import type { LanguageModel } from "ai"
 import { Schema } from "effect"
+import { sdkProviders } from "./internal/sdkProviders.js"
+import { presets } from "./OpenAICompatible.js"
 
 /**
- * The static provider catalogue: which AI providers Aide can talk to, the environment
- * variables that configure them, and a curated list of current model ids. It depends on
- * nothing, so `config/` validates `models.operator.provider` against it without a cycle.
+ * What a provider is to the `ModelRegistry`: its metadata for `GET /api/models`, the
+ * environment variables that configure it, and how its language models are made. The default
+ * `catalogue` holds the providers people run; an embedder adds its own definitions (Bedrock, a
+ * private gateway…) with `ModelRegistry.layer({ env, providers: [...catalogue, mine] })`.
  */
-export const providerIds = ["openai", "anthropic", "google", "openai-compatible"] as const
-export type ProviderId = (typeof providerIds)[number]
 
-export const isProviderId = (value: unknown): value is ProviderId =>
-  typeof value === "string" && (providerIds as ReadonlyArray<string>).includes(value)
+/** One variable of the host's environment: trimmed, `undefined` when unset or blank. */
+export type ReadEnv = (name: string) => string | undefined
 
-export interface ProviderDescriptor {
-  readonly id: ProviderId
+/** What a provider's `load` and `modelList` get from the registry. */
+export interface ProviderContext {
+  readonly env: ReadEnv
+  /** The registry's fetch: hand it to the SDK, so an embedder's fetch (a proxy, a test) applies. */
+  readonly fetch: typeof globalThis.fetch
+}
+
+/** Where a server lists the models it serves, OpenAI style: `GET url` → `{ data: [{ id }] }`. */
+export interface ModelListRequest {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  /**
+   * The server may well not be there (a local server's default address nobody configured): a
+   * failure is not warned about, and `configured` is whether the server answered.
+   */
+  readonly probe: boolean
+}
+
+export interface ProviderDefinition {
+  /** What `models.operator.provider` names, e.g. `groq`. */
+  readonly id: string
   readonly name: string
   /** Suggestions for a model picker; any id the provider accepts works. */
   readonly models: ReadonlyArray<string>
@@ -21,80 +42,37 @@ export interface ProviderDescriptor {
   /** What `GET /api/models` lists as `envVars`: the required ones and the optional key. */
   readonly envVars: ReadonlyArray<string>
   readonly docUrl: string
+  /**
+   * The provider's model factory, called once, on first use: import the SDK inside it, so a
+   * provider nobody selects costs nothing at start.
+   *
+   * @example
+   * load: async ({ env, fetch }) => {
+   *   const { createAmazonBedrock } = await import("@ai-sdk/amazon-bedrock")
+   *   const bedrock = createAmazonBedrock({ region: env("AWS_REGION"), fetch })
+   *   return (model) => bedrock(model)
+   * }
+   */
+  readonly load: (context: ProviderContext) => Promise<(modelId: string) => LanguageModel>
+  /** Where the server lists its models, if it does: `GET /api/models` then lists those. */
+  readonly modelList?: (env: ReadEnv) => ModelListRequest | undefined
 }
 
-export const catalogue: ReadonlyArray<ProviderDescriptor> = [
-  {
-    id: "openai",
-    name: "OpenAI",
-    models: [
-      "gpt-5.5",
-      "gpt-5.4",
-      "gpt-5.4-mini",
-      "gpt-5.4-nano",
-      "gpt-5",
-      "gpt-5-mini",
-      "gpt-4.1",
-      "gpt-4.1-mini",
-      "gpt-4.1-nano",
-      "gpt-4o",
-      "gpt-4o-mini",
-      "o3",
-      "o4-mini",
-    ],
-    requiredEnv: ["OPENAI_API_KEY"],
-    envVars: ["OPENAI_API_KEY"],
-    docUrl: "https://platform.openai.com/docs/models",
-  },
-  {
-    id: "anthropic",
-    name: "Anthropic",
-    models: [
-      "claude-opus-4-6",
-      "claude-sonnet-4-6",
-      "claude-opus-4-5",
-      "claude-sonnet-4-5",
-      "claude-haiku-4-5",
-      "claude-opus-4-1",
-      "claude-sonnet-4-0",
-    ],
-    requiredEnv: ["ANTHROPIC_API_KEY"],
-    envVars: ["ANTHROPIC_API_KEY"],
-    docUrl: "https://docs.anthropic.com/en/docs/about-claude/models",
-  },
-  {
-    id: "google",
-    name: "Google Gemini",
-    models: [
-      "gemini-3-pro-preview",
-      "gemini-3-flash-preview",
-      "gemini-2.5-pro",
-      "gemini-2.5-flash",
-      "gemini-2.5-flash-lite",
-      "gemini-pro-latest",
-      "gemini-flash-latest",
-    ],
-    requiredEnv: ["GOOGLE_GENERATIVE_AI_API_KEY"],
-    envVars: ["GOOGLE_GENERATIVE_AI_API_KEY"],
-    docUrl: "https://ai.google.dev/gemini-api/docs/models",
-  },
-  {
-    // Ollama, LM Studio, vLLM, OpenRouter…: the models are whatever the server serves.
-    id: "openai-compatible",
-    name: "OpenAI-compatible (Ollama, LM Studio, vLLM, OpenRouter)",
-    models: [],
-    requiredEnv: ["OPENAI_COMPATIBLE_BASE_URL"],
-    envVars: ["OPENAI_COMPATIBLE_BASE_URL", "OPENAI_COMPATIBLE_API_KEY"],
-    docUrl: "https://ai-sdk.dev/providers/openai-compatible-providers",
-  },
-]
+/** The default catalogue: the SDK providers, the generic OpenAI-compatible one and its presets. */
+export const catalogue: ReadonlyArray<ProviderDefinition> = [...sdkProviders, ...presets]
+
+/** The ids of the default catalogue, in its order. */
+export const providerIds: ReadonlyArray<string> = catalogue.map((provider) => provider.id)
 
 /** SPEC "Provider" (element of `GET /api/models`). */
 export const Provider = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   models: Schema.Array(Schema.String),
-  configured: Schema.Boolean.annotations({ description: "false when a required environment variable is unset" }),
+  configured: Schema.Boolean.annotations({
+    description:
+      "false when a required environment variable is unset (a local server without one: when it does not answer at its default address)",
+  }),
   docUrl: Schema.String,
   gateway: Schema.Null,
   envVars: Schema.Array(Schema.String),

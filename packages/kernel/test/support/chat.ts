@@ -108,6 +108,7 @@ export const modelRegistry = Layer.effect(
   ModelRegistry,
   Effect.map(TestModel, (holder) =>
     ModelRegistry.of({
+      providerIds: [],
       providers: Effect.succeed([]),
       languageModel: () => Effect.sync(() => ({ model: holder.current, settings: {} })),
     }),
@@ -120,13 +121,17 @@ export const chatKernel = (options: Chat.ChatOptions = {}) =>
       Layer.mergeAll(
         StreamHub.layerMemory({ retention: "60 seconds" }),
         TitleGenerator.layerFallback,
-        modelRegistry,
         Ids.layer,
         Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
         SqlChatRuns.layer,
       ),
     ),
-    Layer.provideMerge(Layer.mergeAll(SqlThreads.layer.pipe(Layer.provide(Ids.layer)), AppConfig.layerMemory)),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        SqlThreads.layer.pipe(Layer.provide(Ids.layer)),
+        AppConfig.layerMemory.pipe(Layer.provideMerge(modelRegistry)),
+      ),
+    ),
     Layer.provideMerge(tempSqliteStorageLayer),
   )
 

@@ -31,6 +31,7 @@ export const testKernel = (
           modelRegistry: Layer.succeed(
             ModelRegistry.ModelRegistry,
             ModelRegistry.ModelRegistry.of({
+              providerIds: [],
               providers: Effect.succeed([]),
               languageModel: () => Effect.succeed({ model, settings: {} }),
             }),
