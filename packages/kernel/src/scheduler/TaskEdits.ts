@@ -1,6 +1,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import { type HeartbeatConfig, HeartbeatConfig as HeartbeatSchema, ScheduledTaskConfig } from "../config/ConfigModel.js"
 import { isJsonObject, type JsonObject } from "../config/MergePatch.js"
+import { describeParseError } from "../validation/Problems.js"
 
 /**
  * Turning API bodies into the stored task and heartbeat: pure, so the rules of SPEC "Schedule"
@@ -16,14 +17,7 @@ const heartbeatFields = ["enabled", "cron", "tasks", "destination", "activeHours
 const readOnlyHeartbeatFields = new Set(["nextRun", "isRunning"])
 const clearableHeartbeatFields = new Set(["destination", "activeHours"])
 
-const describe = (error: ParseResult.ParseError, root: string) =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => {
-      const path = issue.path.length === 0 ? root : issue.path.map(String).join(".")
-      const message = issue.message === "is missing" ? "is required" : issue.message
-      return `${path}: ${message}`
-    })
-    .join("; ")
+const describe = (error: ParseResult.ParseError, root: string) => describeParseError(error, root).join("; ")
 
 const decodeTask = Schema.decodeUnknownEither(ScheduledTaskConfig, { errors: "all", onExcessProperty: "error" })
 const decodeHeartbeat = Schema.decodeUnknownEither(HeartbeatSchema, { errors: "all", onExcessProperty: "error" })

@@ -1,0 +1,59 @@
+import { ParseResult } from "effect"
+
+/**
+ * How a value that does not decode is explained to its owner: one line per problem,
+ * `path: reason` (`models.operator.temperature: must be a number between 0 and 2`). The kernel
+ * words its documents this way, and the server words every request body that does not decode
+ * with the same function, so a problem reads the same whichever checked it first.
+ */
+
+export type Issue = ParseResult.ArrayFormatterIssue
+
+const unexpectedPrefix = "is unexpected, expected: "
+
+/** `Expected null, actual 5` beside `Expected string, actual 5`: the other side of a `NullOr`. */
+const isNullishAlternative = (issue: Issue) => /^Expected (null|undefined), actual /.test(issue.message)
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * A message that begins by naming its field (`title is required`, `runId and threadId are
+ * required`) or is a code (`refresh_token_required`) stands alone; others get the path.
+ */
+const namesItself = (message: string, field: string) =>
+  /^[a-z_]+$/.test(message) || new RegExp(`^([\\w.]+(, | and | or ))*${escape(field)}\\b`).test(message)
+
+/**
+ * One problem as a line. A document names itself (`root`: `task`, `config`) and every problem
+ * reads `path: reason`, a missing field `schedule.tasks.0.id: is required`. A request body has
+ * no root: a problem of the whole is its message (`request body must be a JSON object`) and a
+ * missing field reads as SPEC words it, `title is required`.
+ */
+export const describeIssue = (issue: Issue, root?: string): string => {
+  const path = issue.path.map(String).join(".")
+  if (path === "") return root === undefined ? issue.message : `${root}: ${issue.message}`
+  if (issue.message === "is missing") return root === undefined ? `${path} is required` : `${path}: is required`
+  if (issue.message.startsWith(unexpectedPrefix)) {
+    return `${path}: unknown key (expected one of ${issue.message.slice(unexpectedPrefix.length)})`
+  }
+  return namesItself(issue.message, path) ? issue.message : `${path}: ${issue.message}`
+}
+
+const isWithin = (inner: Issue, outer: Issue) =>
+  inner !== outer && outer.path.every((key, index) => inner.path[index] === key)
+
+/**
+ * Every problem as a line, in the order found. A value that is neither the type nor `null`
+ * reads as the type's problem alone: the `null` alternative of a nullable field is left out.
+ * Repeated lines are listed once.
+ */
+export const describeIssues = (issues: ReadonlyArray<Issue>, root?: string): ReadonlyArray<string> => {
+  const relevant = issues.filter(
+    (issue) => !isNullishAlternative(issue) || !issues.some((other) => !isNullishAlternative(other) && isWithin(other, issue)),
+  )
+  return [...new Set((relevant.length > 0 ? relevant : issues).map((issue) => describeIssue(issue, root)))]
+}
+
+/** Every problem of a failed decoding, as `describeIssues` words them. */
+export const describeParseError = (error: ParseResult.ParseError, root?: string): ReadonlyArray<string> =>
+  describeIssues(ParseResult.ArrayFormatter.formatErrorSync(error), root)
