@@ -4,6 +4,7 @@ import { Chunk, Duration, Effect, Stream } from "effect"
 import { AideApi } from "../api/AideApi.js"
 import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable, TooManyRequests } from "../api/ApiErrors.js"
 import * as SseSubscribers from "../http/SseSubscribers.js"
+import { dieOnStorageError } from "../http/StorageDefects.js"
 
 const approveRequired = "runId and threadId are required"
 
@@ -115,7 +116,6 @@ const runErrors = {
   ChatBusy: () => new Conflict({ error: "A response is already streaming in this thread" }),
   InvalidChatRequest: (error: { readonly message: string }) => new BadRequest({ error: error.message }),
   ChatModelError: (error: { readonly message: string }) => new InternalError({ error: error.message }),
-  StorageError: (error: unknown) => Effect.die(error),
 } as const
 
 export const layer = (options: ChatHandlerOptions = {}) =>
@@ -140,6 +140,7 @@ export const layer = (options: ChatHandlerOptions = {}) =>
             return yield* chat.send({ threadId, parts: payload.parts }).pipe(
               Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat, run.runId)),
               Effect.catchTags(runErrors),
+              dieOnStorageError,
             )
           }),
         )
@@ -170,6 +171,7 @@ export const layer = (options: ChatHandlerOptions = {}) =>
                 RunNotPending: () => new Conflict({ error: "Run is not waiting for approval" }),
                 ToolCallDecided: () => new Conflict({ error: "Tool call already decided" }),
               }),
+              dieOnStorageError,
             )
           }),
         )
