@@ -15,7 +15,8 @@ const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith
 const section = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
   Schema.Struct(fields).annotations({ message: () => "must be an object" })
 
-const nonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
+/** A string of at least one character. */
+export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
 
 /**
  * Zone names seen valid. Building an `Intl.DateTimeFormat` costs ~0.1 ms, and the document is
@@ -48,7 +49,7 @@ export const ProviderId = Schema.Literal(...providerIds).annotations({
 
 export const OperatorModel = Schema.Struct({
   provider: ProviderId,
-  model: nonEmptyString,
+  model: NonEmptyString,
   temperature: optional(
     Schema.Number.pipe(Schema.between(0, 2, { message: () => "must be a number between 0 and 2" })),
   ),
@@ -84,7 +85,7 @@ const EnvVarName = Schema.String.pipe(
 
 /** SPEC "MCP server config": exactly one of `command` (stdio) or `url` (HTTP). */
 export const McpServerConfig = Schema.Struct({
-  command: optional(nonEmptyString),
+  command: optional(NonEmptyString),
   args: optional(Schema.Array(Schema.String)),
   url: optional(Schema.String.pipe(Schema.filter((value) => isHttpUrl(value) || "must be an http(s) URL"))),
   enabled: optional(Schema.Boolean),
@@ -142,7 +143,8 @@ export const Timestamp = Schema.String.pipe(
   ),
 ).annotations({ identifier: "Timestamp" })
 
-const positiveInt = Schema.Number.pipe(
+/** An integer from 1. */
+export const PositiveInt = Schema.Number.pipe(
   Schema.int({ message: () => "must be a positive integer" }),
   Schema.positive({ message: () => "must be a positive integer" }),
 )
@@ -155,14 +157,14 @@ const positiveInt = Schema.Number.pipe(
  */
 export const ScheduledTaskConfig = Schema.Struct({
   id: Uuid,
-  name: nonEmptyString,
-  prompt: nonEmptyString,
+  name: NonEmptyString,
+  prompt: NonEmptyString,
   cron: optional(CronExpression),
   runAt: optional(Timestamp),
   enabled: optional(Schema.Boolean),
   timezone: optional(TimeZone),
-  maxRuns: optional(positiveInt),
-  destination: optional(nonEmptyString),
+  maxRuns: optional(PositiveInt),
+  destination: optional(NonEmptyString),
 })
   .annotations({ message: () => "must be an object with an id, a name, a prompt and a cron or a runAt" })
   .pipe(
@@ -178,7 +180,8 @@ export const ScheduledTaskConfig = Schema.Struct({
   .annotations({ identifier: "ScheduledTaskConfig" })
 export type ScheduledTaskConfig = typeof ScheduledTaskConfig.Type
 
-const clockTime = Schema.String.pipe(
+/** A time of day, `HH:mm` from 00:00 to 23:59. */
+export const ClockTime = Schema.String.pipe(
   Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/, {
     message: (issue) => `${JSON.stringify(issue.actual)} is not a time of day (HH:mm, 00:00 to 23:59)`,
   }),
@@ -187,11 +190,17 @@ const clockTime = Schema.String.pipe(
 /** A heartbeat checklist item. */
 export const HeartbeatItem = Schema.Struct({
   id: Uuid,
-  description: nonEmptyString,
+  description: NonEmptyString,
   enabled: Schema.Boolean,
 }).annotations({
   identifier: "HeartbeatItem",
   message: () => "must be an object with an id, a description and enabled",
+})
+
+/** When the heartbeat may run, in the config `timezone`; `end` before `start` spans midnight. */
+export const ActiveHours = Schema.Struct({ start: ClockTime, end: ClockTime }).annotations({
+  identifier: "ActiveHours",
+  message: () => 'must be an object { start: "HH:mm", end: "HH:mm" }',
 })
 
 /**
@@ -202,12 +211,8 @@ export const HeartbeatConfig = Schema.Struct({
   enabled: optional(Schema.Boolean),
   cron: optional(CronExpression),
   tasks: optional(Schema.Array(HeartbeatItem)),
-  destination: optional(nonEmptyString),
-  activeHours: optional(
-    Schema.Struct({ start: clockTime, end: clockTime }).annotations({
-      message: () => 'must be an object { start: "HH:mm", end: "HH:mm" }',
-    }),
-  ),
+  destination: optional(NonEmptyString),
+  activeHours: optional(ActiveHours),
 }).annotations({ identifier: "HeartbeatConfig", message: () => "must be an object" })
 export type HeartbeatConfig = typeof HeartbeatConfig.Type
 
@@ -222,7 +227,7 @@ export const heartbeatDefaults = { enabled: false, cron: "*/30 * * * *", tasks: 
 export const maxDepth = 32
 
 export const AppConfigDocument = Schema.Struct({
-  identity: section({ name: nonEmptyString }),
+  identity: section({ name: NonEmptyString }),
   timezone: TimeZone,
   personality: section({ systemPrompt: Schema.String }),
   models: section({ operator: OperatorModel }),
@@ -233,7 +238,7 @@ export const AppConfigDocument = Schema.Struct({
     semanticRecall: section({
       enabled: Schema.Boolean,
       /** `provider/model` of the embedding model, e.g. `openai/text-embedding-3-small`. */
-      embedder: optional(nonEmptyString),
+      embedder: optional(NonEmptyString),
     }),
     workingMemory: section({ enabled: Schema.Boolean }),
   }),

@@ -1,4 +1,4 @@
-import { ParseResult } from "effect"
+import { ParseResult, type SchemaAST } from "effect"
 
 /**
  * How a value that does not decode is explained to its owner: one line per problem,
@@ -14,14 +14,14 @@ const unexpectedPrefix = "is unexpected, expected: "
 /** `Expected null, actual 5` beside `Expected string, actual 5`: the other side of a `NullOr`. */
 const isNullishAlternative = (issue: Issue) => /^Expected (null|undefined), actual /.test(issue.message)
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
  * A message that begins by naming its field (`title is required`, `runId and threadId are
  * required`) or is a code (`refresh_token_required`) stands alone; others get the path.
  */
 const namesItself = (message: string, field: string) =>
-  /^[a-z_]+$/.test(message) || new RegExp(`^([\\w.]+(, | and | or ))*${escape(field)}\\b`).test(message)
+  /^[a-z_]+$/.test(message) || new RegExp(`^([\\w.]+(, | and | or ))*${escapeRegExp(field)}\\b`).test(message)
 
 /**
  * One problem as a line. A document names itself (`root`: `task`, `config`) and every problem
@@ -49,7 +49,8 @@ const isWithin = (inner: Issue, outer: Issue) =>
  */
 export const describeIssues = (issues: ReadonlyArray<Issue>, root?: string): ReadonlyArray<string> => {
   const relevant = issues.filter(
-    (issue) => !isNullishAlternative(issue) || !issues.some((other) => !isNullishAlternative(other) && isWithin(other, issue)),
+    (issue) =>
+      !isNullishAlternative(issue) || !issues.some((other) => !isNullishAlternative(other) && isWithin(other, issue)),
   )
   return [...new Set((relevant.length > 0 ? relevant : issues).map((issue) => describeIssue(issue, root)))]
 }
@@ -57,3 +58,23 @@ export const describeIssues = (issues: ReadonlyArray<Issue>, root?: string): Rea
 /** Every problem of a failed decoding, as `describeIssues` words them. */
 export const describeParseError = (error: ParseResult.ParseError, root?: string): ReadonlyArray<string> =>
   describeIssues(ParseResult.ArrayFormatter.formatErrorSync(error), root)
+
+const asArray = <A>(value: A | ReadonlyArray<A>): ReadonlyArray<A> =>
+  Array.isArray(value) ? (value as ReadonlyArray<A>) : [value as A]
+
+/** The problems inside a struct's failure, worded by their own schemas. */
+const issuesWithin = (issue: ParseResult.ParseIssue): ReadonlyArray<Issue> =>
+  issue._tag === "Composite"
+    ? asArray(issue.issues).flatMap((inner) => ParseResult.ArrayFormatter.formatIssueSync(inner))
+    : []
+
+/**
+ * A struct's `message` annotation that words all its problems as one message (paths included,
+ * so it `override`s the inner ones). `describe` gets the input and the problems found in it, and
+ * may look at the input first (unknown fields, a `null` where none is allowed) to word a problem
+ * the way its owner always has. For a body decoded both by the server, before the handler runs,
+ * and by the kernel service it is handed to: both then answer the same words.
+ */
+export const worded =
+  (describe: (input: unknown, issues: ReadonlyArray<Issue>) => string): SchemaAST.MessageAnnotation =>
+  (issue) => ({ message: describe(issue.actual, issuesWithin(issue)), override: true })

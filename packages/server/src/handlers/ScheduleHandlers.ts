@@ -14,14 +14,14 @@ export const layer = HttpApiBuilder.group(AideApi, "schedule", (handlers) =>
     return handlers
       .handle("list", () => dieOnStorageError(scheduler.list))
       .handle("create", ({ payload }) =>
-        scheduler.create(payload as never).pipe(Effect.catchTag("InvalidSchedule", invalid), dieOnStorageError),
+        scheduler.create(payload).pipe(Effect.catchTag("InvalidSchedule", invalid), dieOnStorageError),
       )
       .handle("get", ({ path }) =>
         scheduler.get(path.id).pipe(Effect.catchTag("TaskNotFound", taskNotFound), dieOnStorageError),
       )
       .handle("update", ({ path, payload }) =>
         scheduler
-          .update(path.id, payload as never)
+          .update(path.id, payload)
           .pipe(Effect.catchTags({ TaskNotFound: taskNotFound, InvalidSchedule: invalid }), dieOnStorageError),
       )
       .handle("delete", ({ path }) =>
@@ -31,9 +31,7 @@ export const layer = HttpApiBuilder.group(AideApi, "schedule", (handlers) =>
       )
       .handle("heartbeat", () => dieOnStorageError(scheduler.heartbeat))
       .handle("updateHeartbeat", ({ payload }) =>
-        scheduler
-          .updateHeartbeat(payload as never)
-          .pipe(Effect.catchTag("InvalidSchedule", invalid), dieOnStorageError),
+        scheduler.updateHeartbeat(payload).pipe(Effect.catchTag("InvalidSchedule", invalid), dieOnStorageError),
       )
   }),
 )
