@@ -17,9 +17,6 @@ export const layer = HttpApiBuilder.group(AideApi, "mcp", (handlers) =>
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
           const { id, ...server } = payload
-          if (typeof id !== "string" || id === "") {
-            return yield* new BadRequest({ error: "id is required (a non-empty string)" })
-          }
           // Inside the config's write lock: two concurrent POSTs of one id cannot both succeed.
           yield* config.modify((current) =>
             Object.hasOwn(current.mcpServers, id)
