@@ -6,13 +6,6 @@ import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable, TooM
 import * as SseSubscribers from "../http/SseSubscribers.js"
 import { dieOnStorageError } from "../http/StorageDefects.js"
 
-const approveRequired = "runId and threadId are required"
-
-const optionalString = (value: unknown, name: string) =>
-  value === undefined || typeof value === "string"
-    ? Effect.succeed(value as string | undefined)
-    : Effect.fail(new BadRequest({ error: `${name} must be a string` }))
-
 const encoder = new TextEncoder()
 /** An SSE comment: keeps proxies and clients from timing out an idle stream. */
 const keepAlive = encoder.encode(": keep-alive\n\n")
@@ -146,10 +139,7 @@ export const layer = (options: ChatHandlerOptions = {}) =>
         )
         .handle("approve", ({ payload }) =>
           Effect.gen(function* () {
-            const { runId, threadId } = payload
-            if (typeof runId !== "string" || runId === "" || typeof threadId !== "string" || threadId === "") {
-              return yield* new BadRequest({ error: approveRequired })
-            }
+            const { runId, threadId, toolCallId, messageId, approved } = payload
             // Echoed only when it can be a thread id (POST /api/chat's rule): a CR, LF or control
             // character makes Node refuse the header and the request never answers; 100 KB of
             // id overflows the client's header limit. Such a thread does not exist anyway: 404.
@@ -158,10 +148,6 @@ export const layer = (options: ChatHandlerOptions = {}) =>
                 Effect.succeed(HttpServerResponse.setHeader(response, "x-thread-id", threadId)),
               )
             }
-            const toolCallId = yield* optionalString(payload.toolCallId, "toolCallId")
-            const messageId = yield* optionalString(payload.messageId, "messageId")
-            // Anything but a boolean is no decision: the kernel answers `approved must be true or false`.
-            const approved = typeof payload.approved === "boolean" ? payload.approved : undefined
             return yield* chat.approve({ runId, threadId, toolCallId, messageId, approved }).pipe(
               Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat, run.runId)),
               Effect.catchTags({
