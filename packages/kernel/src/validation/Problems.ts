@@ -14,14 +14,16 @@ const unexpectedPrefix = "is unexpected, expected: "
 /** `Expected null, actual 5` beside `Expected string, actual 5`: the other side of a `NullOr`. */
 const isNullishAlternative = (issue: Issue) => /^Expected (null|undefined), actual /.test(issue.message)
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+/** The names a message begins with: `runId and threadId are required` → runId, threadId. */
+const leadingNames = (message: string) =>
+  (/^[\w.]+(?:(?:, | and | or )[\w.]+)*/.exec(message)?.[0] ?? "").split(/, | and | or /)
 
 /**
  * A message that begins by naming its field (`title is required`, `runId and threadId are
  * required`) or is a code (`refresh_token_required`) stands alone; others get the path.
  */
 const namesItself = (message: string, field: string) =>
-  /^[a-z_]+$/.test(message) || new RegExp(`^([\\w.]+(, | and | or ))*${escapeRegExp(field)}\\b`).test(message)
+  /^[a-z_]+$/.test(message) || leadingNames(message).includes(field)
 
 /**
  * One problem as a line. A document names itself (`root`: `task`, `config`) and every problem
@@ -39,20 +41,20 @@ export const describeIssue = (issue: Issue, root?: string): string => {
   return namesItself(issue.message, path) ? issue.message : `${path}: ${issue.message}`
 }
 
-const isWithin = (inner: Issue, outer: Issue) =>
-  inner !== outer && outer.path.every((key, index) => inner.path[index] === key)
-
 /**
  * Every problem as a line, in the order found. A value that is neither the type nor `null`
  * reads as the type's problem alone: the `null` alternative of a nullable field is left out.
  * Repeated lines are listed once.
  */
 export const describeIssues = (issues: ReadonlyArray<Issue>, root?: string): ReadonlyArray<string> => {
-  const relevant = issues.filter(
-    (issue) =>
-      !isNullishAlternative(issue) || !issues.some((other) => !isNullishAlternative(other) && isWithin(other, issue)),
-  )
-  return [...new Set((relevant.length > 0 ? relevant : issues).map((issue) => describeIssue(issue, root)))]
+  // Every path at or above a problem that is not a nullish alternative (linear: a body may have thousands).
+  const covered = new Set<string>()
+  for (const issue of issues) {
+    if (isNullishAlternative(issue)) continue
+    for (let length = 0; length <= issue.path.length; length++) covered.add(JSON.stringify(issue.path.slice(0, length)))
+  }
+  const relevant = issues.filter((issue) => !isNullishAlternative(issue) || !covered.has(JSON.stringify(issue.path)))
+  return [...new Set(relevant.map((issue) => describeIssue(issue, root)))]
 }
 
 /** Every problem of a failed decoding, as `describeIssues` words them. */
