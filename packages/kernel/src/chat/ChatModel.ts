@@ -39,11 +39,8 @@ const runRequired = "runId and threadId are required"
 /** A required, non-empty id of the approve body: missing, empty or not a string, the one message. */
 const runRef = (description: string) =>
   Schema.propertySignature(
-    Schema.String.pipe(Schema.minLength(1)).annotations({
-      description,
-      message: () => ({ message: runRequired, override: true }),
-    }),
-  ).annotations({ missingMessage: () => runRequired })
+    Schema.String.pipe(Schema.minLength(1)).annotations({ message: () => ({ message: runRequired, override: true }) }),
+  ).annotations({ description, missingMessage: () => runRequired })
 
 const optionalString = (name: string, description: string) =>
   Schema.optionalWith(Schema.String.annotations({ message: () => `${name} must be a string` }), {
@@ -61,11 +58,11 @@ export const ApproveRequest = Schema.Struct({
   toolCallId: optionalString("toolCallId", "One call of the run; every undecided call when omitted"),
   messageId: optionalString("messageId", "The assistant message holding the call; checked when given"),
   approved: Schema.propertySignature(
-    Schema.Boolean.annotations({
-      description: "true runs the call(s), false denies them (the model is told)",
-      message: () => "approved must be true or false",
-    }),
-  ).annotations({ missingMessage: () => "approved must be true or false" }),
+    Schema.Boolean.annotations({ message: () => "approved must be true or false" }),
+  ).annotations({
+    description: "true runs the call(s), false denies them (the model is told)",
+    missingMessage: () => "approved must be true or false",
+  }),
   // A body that is not an object has no runId or threadId either.
 }).annotations({ identifier: "ApproveRequest", message: () => runRequired })
 export type ApproveRequest = typeof ApproveRequest.Type

@@ -13,7 +13,7 @@ const idRequired = "id is required (a non-empty string)"
 
 const fields = Schema.extend(
   Schema.Struct({
-    id: Schema.String.pipe(Schema.minLength(1)).annotations({
+    id: Schema.propertySignature(Schema.String.pipe(Schema.minLength(1))).annotations({
       description: "The server's id: its key under mcpServers",
     }),
   }),

@@ -89,7 +89,8 @@ const readOnly = (description: string) =>
   })
 
 const required = (description: string) =>
-  Schema.propertySignature(NonEmptyString.annotations({ description })).annotations({
+  Schema.propertySignature(NonEmptyString).annotations({
+    description,
     // Worded `name: is required`, as the scheduler always has.
     missingMessage: () => "is required",
   })
@@ -198,7 +199,7 @@ export type TaskPatch = typeof TaskPatch.Type
 /** A heartbeat checklist item as sent: a missing `id` is generated, `enabled` defaults to true. */
 export const HeartbeatItemInput = Schema.Struct({
   id: optional(Uuid, "Kept when given (a UUID); generated when missing"),
-  description: NonEmptyString.annotations({ description: "What to check at each beat" }),
+  description: Schema.propertySignature(NonEmptyString).annotations({ description: "What to check at each beat" }),
   enabled: optional(Schema.Boolean, "Default true"),
 }).annotations({
   // A title, not an identifier: the stored item is the component named HeartbeatItem.
