@@ -126,6 +126,12 @@ describe.each(storageKinds)("/api/config (%s)", (storage) => {
       expect((await getConfig(server, token)).body).toEqual(defaults)
     })
 
+    it("accepts null on an unknown key: it deletes nothing (RFC 7396)", async () => {
+      const response = await patchConfig(server, token, { theme: null, identity: { name: "Jarvis", colour: null } })
+      expect(response.status).toBe(200)
+      expect(response.body).toEqual({ ...defaults, identity: { name: "Jarvis" } })
+    })
+
     it("lists every problem in one error, joined with '; '", async () => {
       const response = await patchConfig(server, token, {
         identity: { name: "Valid" },

@@ -146,6 +146,105 @@ describe("GET /api/openapi.json", () => {
     ])
   })
 
+  /** The JSON request body of an operation, `$ref`s followed. */
+  const bodyOf = (method: string, path: string) =>
+    resolve(document.paths[path][method].requestBody?.content?.["application/json"]?.schema)
+
+  /** A property's schemas: itself, or the alternatives of a nullable one, `$ref`s (also in `allOf`) followed. */
+  const alternativesOf = (property: any): Array<any> =>
+    (property.anyOf ?? property.allOf ?? [property])
+      .map(resolve)
+      .flatMap((schema: any) => schema.anyOf?.map(resolve) ?? [schema])
+
+  const isNullable = (property: any) => alternativesOf(property).some((schema) => schema.type === "null")
+
+  describe("request bodies list every field, with its type and description", () => {
+    const taskFields = ["name", "prompt", "cron", "runAt", "enabled", "timezone", "maxRuns", "destination"]
+    const configSections = [
+      "identity",
+      "timezone",
+      "personality",
+      "models",
+      "plugins",
+      "memory",
+      "schedule",
+      "onboardingComplete",
+      "mcpServers",
+    ]
+    const mcpFields = ["command", "args", "url", "enabled", "name", "env", "requireApproval", "headers", "oauth", "cwd"]
+
+    it.each([
+      { operation: "post /api/schedule", fields: taskFields, required: ["name", "prompt"] },
+      { operation: "patch /api/schedule/{id}", fields: taskFields, required: [] },
+      {
+        operation: "patch /api/schedule/heartbeat",
+        fields: ["enabled", "cron", "tasks", "destination", "activeHours"],
+        required: [],
+      },
+      {
+        operation: "post /api/chat/approve",
+        fields: ["runId", "threadId", "toolCallId", "messageId", "approved"],
+        required: ["runId", "threadId", "approved"],
+      },
+      { operation: "patch /api/config", fields: configSections, required: [] },
+      { operation: "post /api/mcp-servers", fields: ["id", ...mcpFields], required: ["id"] },
+    ])("$operation: $fields", ({ operation, fields, required }) => {
+      const [method, path] = operation.split(" ") as [string, string]
+      const body = bodyOf(method, path)
+      expect(body.type).toBe("object")
+      expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(fields))
+      expect([...(body.required ?? [])].sort()).toEqual([...required].sort())
+      for (const field of fields) {
+        const property = body.properties[field]
+        expect({ field, description: typeof property.description }).toEqual({ field, description: "string" })
+        expect({ field, typed: alternativesOf(property).every((schema) => schema.type !== undefined) }).toEqual({
+          field,
+          typed: true,
+        })
+      }
+    })
+
+    it("types task fields: strings, a boolean, an integer; null clears the optional ones", () => {
+      const body = bodyOf("post", "/api/schedule")
+      const typesOf = (field: string) =>
+        alternativesOf(body.properties[field])
+          .map((schema) => schema.type)
+          .filter((type) => type !== "null")
+      expect(typesOf("name")).toEqual(["string"])
+      expect(typesOf("cron")).toEqual(["string"])
+      expect(typesOf("enabled")).toEqual(["boolean"])
+      expect(typesOf("maxRuns")).toEqual(["integer"])
+      expect(isNullable(body.properties.name)).toBe(false)
+      for (const field of ["cron", "runAt", "enabled", "timezone", "maxRuns", "destination"]) {
+        expect({ field, nullable: isNullable(body.properties[field]) }).toEqual({ field, nullable: true })
+      }
+    })
+
+    it("types the config patch as a deep partial of the config: every key optional, null deletes it", () => {
+      const body = bodyOf("patch", "/api/config")
+      for (const section of configSections) {
+        expect({ section, nullable: isNullable(body.properties[section]) }).toEqual({ section, nullable: true })
+      }
+      const models = alternativesOf(body.properties.models).find((schema) => schema.type === "object")
+      const operator = alternativesOf(models.properties.operator).find((schema) => schema.type === "object")
+      expect(Object.keys(operator.properties)).toEqual(["provider", "model", "temperature", "maxTokens"])
+      expect(operator.required ?? []).toEqual([])
+      const servers = alternativesOf(body.properties.mcpServers).find((schema) => schema.type === "object")
+      const server = alternativesOf(servers.additionalProperties).find((schema) => schema.type === "object")
+      expect(Object.keys(server.properties)).toEqual(mcpFields)
+      const headers = alternativesOf(server.properties.headers).find((schema) => schema.type === "object")
+      expect(alternativesOf(headers.additionalProperties).map((schema) => schema.type)).toEqual(["string", "null"])
+    })
+
+    it("has no operation whose JSON body is an object without properties", () => {
+      const open = operations()
+        .filter(({ operation }) => operation.requestBody !== undefined)
+        .filter(({ method, path }) => Object.keys(bodyOf(method, path)?.properties ?? {}).length === 0)
+        .map(({ method, path }) => `${method} ${path}`)
+      expect(open).toEqual([])
+    })
+  })
+
   it("documents X-Thread-Id and X-Run-Id on chat streams and Last-Event-ID on reconnects", () => {
     const headersOf = (path: string, method: string) =>
       Object.keys(document.paths[path][method].responses["200"].headers)

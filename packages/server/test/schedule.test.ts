@@ -171,6 +171,25 @@ describe.each(storageKinds)("schedule API (%s)", (storage) => {
     })
   })
 
+  describe("request bodies", () => {
+    it("a body that does not decode is 400 before the task is looked up", async () => {
+      const missing = "/api/schedule/00000000-0000-4000-8000-000000000000"
+      expect(await api(missing, { method: "PATCH", body: { maxRuns: 0 } })).toMatchObject({
+        status: 400,
+        body: { error: "maxRuns: must be a positive integer" },
+      })
+      expect(await api(missing, { method: "PATCH", body: { maxRuns: 2 } })).toMatchObject({ status: 404 })
+    })
+
+    it("words problems in the scheduler's order: unknown fields, then cron and runAt, then each field", async () => {
+      expect((await create({ colour: "red", name: 5 })).body.error).toMatch(/^unknown field colour/)
+      expect((await create({ name: 5, prompt: "b" })).body.error).toMatch(/^cron or runAt is required/)
+      expect((await create({ name: 5, prompt: null, cron: "* * * * *" })).body).toEqual({
+        error: "name: Expected string, actual 5; prompt: is required",
+      })
+    })
+  })
+
   describe("DELETE /api/schedule/:id", () => {
     it("answers { deleted }, then 404", async () => {
       const { body: task } = await create({ name: "T", prompt: "p", cron: "0 8 * * *" })

@@ -33,3 +33,36 @@ export interface AssistantMetadata {
   readonly runId: string
   readonly threadId: string
 }
+
+const runRequired = "runId and threadId are required"
+
+/** A required, non-empty id of the approve body: missing, empty or not a string, the one message. */
+const runRef = (description: string) =>
+  Schema.propertySignature(
+    Schema.String.pipe(Schema.minLength(1)).annotations({ message: () => ({ message: runRequired, override: true }) }),
+  ).annotations({ description, missingMessage: () => runRequired })
+
+const optionalString = (name: string, description: string) =>
+  Schema.optionalWith(Schema.String.annotations({ message: () => `${name} must be a string` }), {
+    exact: true,
+  }).annotations({ description })
+
+/**
+ * `POST /api/chat/approve`: the owner's decision on a paused run. Problems are checked in field
+ * order, the first one answered (`runId and threadId are required`, `toolCallId must be a
+ * string`, `approved must be true or false`); unknown fields are ignored.
+ */
+export const ApproveRequest = Schema.Struct({
+  runId: runRef("The suspended run: `messageMetadata.runId` of its stream (or X-Run-Id)"),
+  threadId: runRef("The run's thread"),
+  toolCallId: optionalString("toolCallId", "One call of the run; every undecided call when omitted"),
+  messageId: optionalString("messageId", "The assistant message holding the call; checked when given"),
+  approved: Schema.propertySignature(
+    Schema.Boolean.annotations({ message: () => "approved must be true or false" }),
+  ).annotations({
+    description: "true runs the call(s), false denies them (the model is told)",
+    missingMessage: () => "approved must be true or false",
+  }),
+  // A body that is not an object has no runId or threadId either.
+}).annotations({ identifier: "ApproveRequest", message: () => runRequired })
+export type ApproveRequest = typeof ApproveRequest.Type

@@ -1,5 +1,7 @@
 import { Schema } from "effect"
 import { cronProblem } from "../scheduler/Cron.js"
+import * as Problems from "../validation/Problems.js"
+import * as MergePatch from "./MergePatch.js"
 
 /**
  * The application config document of SPEC "Config": one JSON object, sections below. The
@@ -8,13 +10,19 @@ import { cronProblem } from "../scheduler/Cron.js"
  */
 
 /** Exact: a key may be absent, not `undefined` (the document is JSON). */
-const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+const optional = <S extends Schema.Schema.Any>(schema: S, description?: string) =>
+  Schema.optionalWith(schema, { exact: true }).annotations(description === undefined ? {} : { description })
+
+/** A required field, documented (on the key: a value's own annotations would change its messages). */
+const field = <S extends Schema.Schema.All>(schema: S, description: string) =>
+  Schema.propertySignature(schema).annotations({ description })
 
 /** A section: an object with exactly these fields. */
 const section = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
   Schema.Struct(fields).annotations({ message: () => "must be an object" })
 
-const nonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
+/** A string of at least one character. */
+export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
 
 /**
  * Zone names seen valid. Building an `Intl.DateTimeFormat` costs ~0.1 ms, and the document is
@@ -42,29 +50,35 @@ export const TimeZone = Schema.String.pipe(
  * A provider id. Which ids exist is the `ModelRegistry`'s to say (an embedder adds its own), so
  * `AppConfig` checks it against the registry in use (`unknownProvider`), not this schema.
  */
-export const ProviderId = nonEmptyString.annotations({ description: "the id of a provider of GET /api/models" })
+export const ProviderId = NonEmptyString.annotations({ description: "the id of a provider of GET /api/models" })
 
 /** The problem reported for a provider the registry does not know. */
 export const unknownProvider = (provider: string, known: ReadonlyArray<string>) =>
   `models.operator.provider: unknown provider ${JSON.stringify(provider)} (known: ${known.join(", ")})`
 
 export const OperatorModel = Schema.Struct({
-  provider: ProviderId,
-  model: nonEmptyString,
+  provider: field(ProviderId, "The model's provider"),
+  model: field(NonEmptyString, "The provider's model id, e.g. gpt-4.1-mini"),
   temperature: optional(
     Schema.Number.pipe(Schema.between(0, 2, { message: () => "must be a number between 0 and 2" })),
+    "Sampling temperature, 0 to 2; the provider's default when absent",
   ),
   maxTokens: optional(
     Schema.Number.pipe(
       Schema.int({ message: () => "must be a positive integer" }),
       Schema.positive({ message: () => "must be a positive integer" }),
     ),
+    "Most tokens an answer may take; the provider's default when absent",
   ),
 }).annotations({ identifier: "OperatorModel", message: () => "must be an object" })
 
 /** Plugin-specific fields are checked by the plugin against its declared configFields. */
 export const PluginConfig = Schema.Struct(
-  { enabled: Schema.optionalWith(Schema.Boolean, { default: () => false }) },
+  {
+    enabled: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({
+      description: "Whether the plugin is loaded; default false",
+    }),
+  },
   Schema.Record({ key: Schema.String, value: Schema.Unknown }),
 ).annotations({ identifier: "PluginConfig", message: () => "must be an object" })
 
@@ -86,16 +100,22 @@ const EnvVarName = Schema.String.pipe(
 
 /** SPEC "MCP server config": exactly one of `command` (stdio) or `url` (HTTP). */
 export const McpServerConfig = Schema.Struct({
-  command: optional(nonEmptyString),
-  args: optional(Schema.Array(Schema.String)),
-  url: optional(Schema.String.pipe(Schema.filter((value) => isHttpUrl(value) || "must be an http(s) URL"))),
-  enabled: optional(Schema.Boolean),
-  name: optional(Schema.String),
-  env: optional(Schema.Array(EnvVarName)),
-  requireApproval: optional(Schema.Boolean),
+  command: optional(NonEmptyString, "stdio: the program to run (exactly one of command and url)"),
+  args: optional(Schema.Array(Schema.String), "stdio: its arguments"),
+  url: optional(
+    Schema.String.pipe(Schema.filter((value) => isHttpUrl(value) || "must be an http(s) URL")),
+    "HTTP: the server's http(s) URL (exactly one of command and url)",
+  ),
+  enabled: optional(Schema.Boolean, "Whether it is connected; default true"),
+  name: optional(Schema.String, "Display name; default the id"),
+  env: optional(Schema.Array(EnvVarName), "stdio: names of host environment variables the process gets"),
+  requireApproval: optional(Schema.Boolean, "Whether each tool call waits for the owner's approval; default true"),
   /** Secret values: shown redacted by the API. */
-  headers: optional(Schema.Record({ key: Schema.String, value: Schema.String })),
-  oauth: optional(Schema.Boolean),
+  headers: optional(
+    Schema.Record({ key: Schema.String, value: Schema.String }),
+    "HTTP: static headers sent to the server's own origin; values are secrets, shown redacted",
+  ),
+  oauth: optional(Schema.Boolean, "HTTP: authorize with OAuth (the owner completes it in a browser)"),
   /** stdio only: working directory of the process; default the user's home. */
   cwd: optional(
     Schema.String.pipe(
@@ -103,6 +123,7 @@ export const McpServerConfig = Schema.Struct({
         (value) => /^(~$|~\/|\/|[A-Za-z]:[\\/])/.test(value) || "must be an absolute path (or start with ~/)",
       ),
     ),
+    "stdio: working directory, absolute or under ~/; default the home directory",
   ),
 })
   .annotations({ message: () => "must be an object" })
@@ -144,7 +165,8 @@ export const Timestamp = Schema.String.pipe(
   ),
 ).annotations({ identifier: "Timestamp" })
 
-const positiveInt = Schema.Number.pipe(
+/** An integer from 1. */
+export const PositiveInt = Schema.Number.pipe(
   Schema.int({ message: () => "must be a positive integer" }),
   Schema.positive({ message: () => "must be a positive integer" }),
 )
@@ -157,14 +179,14 @@ const positiveInt = Schema.Number.pipe(
  */
 export const ScheduledTaskConfig = Schema.Struct({
   id: Uuid,
-  name: nonEmptyString,
-  prompt: nonEmptyString,
+  name: NonEmptyString,
+  prompt: NonEmptyString,
   cron: optional(CronExpression),
   runAt: optional(Timestamp),
   enabled: optional(Schema.Boolean),
   timezone: optional(TimeZone),
-  maxRuns: optional(positiveInt),
-  destination: optional(nonEmptyString),
+  maxRuns: optional(PositiveInt),
+  destination: optional(NonEmptyString),
 })
   .annotations({ message: () => "must be an object with an id, a name, a prompt and a cron or a runAt" })
   .pipe(
@@ -180,7 +202,8 @@ export const ScheduledTaskConfig = Schema.Struct({
   .annotations({ identifier: "ScheduledTaskConfig" })
 export type ScheduledTaskConfig = typeof ScheduledTaskConfig.Type
 
-const clockTime = Schema.String.pipe(
+/** A time of day, `HH:mm` from 00:00 to 23:59. */
+export const ClockTime = Schema.String.pipe(
   Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/, {
     message: (issue) => `${JSON.stringify(issue.actual)} is not a time of day (HH:mm, 00:00 to 23:59)`,
   }),
@@ -189,11 +212,17 @@ const clockTime = Schema.String.pipe(
 /** A heartbeat checklist item. */
 export const HeartbeatItem = Schema.Struct({
   id: Uuid,
-  description: nonEmptyString,
+  description: NonEmptyString,
   enabled: Schema.Boolean,
 }).annotations({
   identifier: "HeartbeatItem",
   message: () => "must be an object with an id, a description and enabled",
+})
+
+/** When the heartbeat may run, in the config `timezone`; `end` before `start` spans midnight. */
+export const ActiveHours = Schema.Struct({ start: ClockTime, end: ClockTime }).annotations({
+  identifier: "ActiveHours",
+  message: () => 'must be an object { start: "HH:mm", end: "HH:mm" }',
 })
 
 /**
@@ -204,12 +233,8 @@ export const HeartbeatConfig = Schema.Struct({
   enabled: optional(Schema.Boolean),
   cron: optional(CronExpression),
   tasks: optional(Schema.Array(HeartbeatItem)),
-  destination: optional(nonEmptyString),
-  activeHours: optional(
-    Schema.Struct({ start: clockTime, end: clockTime }).annotations({
-      message: () => 'must be an object { start: "HH:mm", end: "HH:mm" }',
-    }),
-  ),
+  destination: optional(NonEmptyString),
+  activeHours: optional(ActiveHours),
 }).annotations({ identifier: "HeartbeatConfig", message: () => "must be an object" })
 export type HeartbeatConfig = typeof HeartbeatConfig.Type
 
@@ -224,41 +249,89 @@ export const heartbeatDefaults = { enabled: false, cron: "*/30 * * * *", tasks: 
 export const maxDepth = 32
 
 export const AppConfigDocument = Schema.Struct({
-  identity: section({ name: nonEmptyString }),
-  timezone: TimeZone,
-  personality: section({ systemPrompt: Schema.String }),
-  models: section({ operator: OperatorModel }),
-  plugins: Schema.Record({ key: Schema.String, value: PluginConfig }).annotations({
-    message: () => "must be an object keyed by plugin id",
-  }),
-  memory: section({
-    semanticRecall: section({
-      enabled: Schema.Boolean,
-      /** `provider/model` of the embedding model, e.g. `openai/text-embedding-3-small`. */
-      embedder: optional(nonEmptyString),
+  identity: field(section({ name: field(NonEmptyString, "What the assistant calls itself") }), "Who the assistant is"),
+  timezone: field(TimeZone, "IANA time zone of schedules and of the time the assistant is told"),
+  personality: field(
+    section({ systemPrompt: field(Schema.String, "The system prompt of every conversation") }),
+    "How the assistant behaves",
+  ),
+  models: field(section({ operator: field(OperatorModel, "The model that answers chats") }), "Models in use"),
+  plugins: field(
+    Schema.Record({ key: Schema.String, value: PluginConfig }).annotations({
+      message: () => "must be an object keyed by plugin id",
     }),
-    workingMemory: section({ enabled: Schema.Boolean }),
-  }),
-  schedule: section({
-    enabled: Schema.Boolean,
-    tasks: Schema.Array(ScheduledTaskConfig).pipe(
-      Schema.filter((tasks) => {
-        const seen = new Set<string>()
-        for (const task of tasks) {
-          if (seen.has(task.id)) return `two tasks have the id ${task.id}`
-          seen.add(task.id)
-        }
-        return true
-      }),
-    ),
-    heartbeat: optional(HeartbeatConfig),
-  }),
-  onboardingComplete: Schema.Boolean,
-  mcpServers: Schema.Record({ key: Schema.String, value: McpServerConfig }).annotations({
-    message: () => "must be an object keyed by server id",
-  }),
+    "Per plugin id: enabled, and the fields the plugin declares",
+  ),
+  memory: field(
+    section({
+      semanticRecall: field(
+        section({
+          enabled: field(Schema.Boolean, "Whether semantic recall is on"),
+          /** `provider/model` of the embedding model, e.g. `openai/text-embedding-3-small`. */
+          embedder: optional(NonEmptyString, "`provider/model` of the embedding model"),
+        }),
+        "Semantic recall settings",
+      ),
+      workingMemory: field(
+        section({ enabled: field(Schema.Boolean, "Whether working memory is on") }),
+        "Working memory settings",
+      ),
+    }),
+    "Memory settings",
+  ),
+  schedule: field(
+    section({
+      enabled: field(Schema.Boolean, "Master switch: off, no task or heartbeat runs"),
+      tasks: field(
+        Schema.Array(ScheduledTaskConfig).pipe(
+          Schema.filter((tasks) => {
+            const seen = new Set<string>()
+            for (const task of tasks) {
+              if (seen.has(task.id)) return `two tasks have the id ${task.id}`
+              seen.add(task.id)
+            }
+            return true
+          }),
+        ),
+        "Scheduled tasks (also edited through /api/schedule)",
+      ),
+      heartbeat: optional(HeartbeatConfig, "The heartbeat (also edited through /api/schedule/heartbeat)"),
+    }),
+    "Scheduled tasks and the heartbeat",
+  ),
+  onboardingComplete: field(Schema.Boolean, "Set once the first-run wizard is done"),
+  mcpServers: field(
+    Schema.Record({ key: Schema.String, value: McpServerConfig }).annotations({
+      message: () => "must be an object keyed by server id",
+    }),
+    "MCP servers by id",
+  ),
 }).annotations({ identifier: "AppConfig" })
 export type AppConfigDocument = typeof AppConfigDocument.Type
+
+const configPatch = MergePatch.schemaOf(AppConfigDocument)
+const configPatchProblems = MergePatch.problemsOf(configPatch)
+
+/**
+ * PATCH /api/config: a JSON Merge Patch of the document (RFC 7396). Every key is optional and
+ * `null` deletes one (its default comes back); values keep their checks. Unknown keys pass
+ * (`null` on one deletes nothing); they, rules across keys (a server's command or url) and the
+ * resolved whole are checked by `AppConfig.patch`, which words every problem as this schema
+ * does when a patch does not decode: `path: reason`, joined with `; `.
+ */
+export const ConfigPatch = configPatch.annotations({
+  identifier: "ConfigPatch",
+  description:
+    "Partial config, deep-merged into the stored one; null deletes a key (its default comes back). " +
+    "A header value sent back as the redacted placeholder keeps the stored secret.",
+  parseOptions: { errors: "all", onExcessProperty: "preserve" },
+  message: Problems.worded((input) =>
+    MergePatch.isJsonObject(input)
+      ? Problems.describeIssues(configPatchProblems(input), "config").join("; ")
+      : "request body must be a JSON object",
+  ),
+})
+export type ConfigPatch = typeof ConfigPatch.Type
 
 /** What a fresh install resolves to (documented in docs/configuration.md). */
 export const defaults: typeof AppConfigDocument.Encoded = {

@@ -1,4 +1,5 @@
-import { Either, ParseResult, Schema } from "effect"
+import { Either, Schema } from "effect"
+import { describeParseError } from "../validation/Problems.js"
 import { AppConfigDocument, defaults, maxDepth, unknownProvider } from "./ConfigModel.js"
 import { isJsonObject, type JsonObject, mergePatch, pathDeeperThan, setKey } from "./MergePatch.js"
 
@@ -8,16 +9,6 @@ import { isJsonObject, type JsonObject, mergePatch, pathDeeperThan, setKey } fro
  */
 
 const decode = Schema.decodeUnknownEither(AppConfigDocument, { errors: "all", onExcessProperty: "error" })
-
-const describeIssue = (issue: ParseResult.ArrayFormatterIssue) => {
-  const path = issue.path.length === 0 ? "config" : issue.path.map(String).join(".")
-  const message = issue.message.startsWith("is unexpected")
-    ? `unknown key (${issue.message.replace(/^is unexpected, expected: /, "expected one of ")})`
-    : issue.message === "is missing"
-      ? "is required"
-      : issue.message
-  return `${path}: ${message}`
-}
 
 /** Names where a too deep value starts, without echoing thirty-odd keys. */
 const describeDeepPath = (path: ReadonlyArray<string>) =>
@@ -59,9 +50,7 @@ export const resolve = (
   const merged = mergePatch(defaults, stored)
   const deep = pathDeeperThan(merged, maxDepth)
   if (deep !== undefined) return Either.left([describeDeepPath(deep)])
-  const decoded = Either.mapLeft(decode(merged), (error) =>
-    ParseResult.ArrayFormatter.formatErrorSync(error).map(describeIssue),
-  )
+  const decoded = Either.mapLeft(decode(merged), (error) => describeParseError(error, "config"))
   const provider = storedProvider(stored)
   if (provider === undefined || providerIds.includes(provider)) return decoded
   return Either.left(

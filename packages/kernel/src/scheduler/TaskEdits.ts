@@ -1,64 +1,42 @@
-import { Either, ParseResult, Schema } from "effect"
+import { Either, type ParseResult, Schema } from "effect"
 import { type HeartbeatConfig, HeartbeatConfig as HeartbeatSchema, ScheduledTaskConfig } from "../config/ConfigModel.js"
-import { isJsonObject, type JsonObject } from "../config/MergePatch.js"
+import { describeParseError } from "../validation/Problems.js"
+import {
+  bothScheduled,
+  HeartbeatPatch,
+  heartbeatFields,
+  TaskInput,
+  TaskPatch,
+  taskFields,
+  unscheduled,
+} from "./ScheduleModel.js"
 
 /**
  * Turning API bodies into the stored task and heartbeat: pure, so the rules of SPEC "Schedule"
  * (null clears, cron and runAt exclude each other, read-only fields ignored) read in one place.
+ * A body is first decoded with its schema (`TaskInput`, `TaskPatch`, `HeartbeatPatch`: the ones
+ * the HTTP contract decodes, so both word a problem alike), then combined with what is stored.
  * Each function answers the new value or the owner-facing message of the first problems.
  */
 
-const taskFields = ["name", "prompt", "cron", "runAt", "enabled", "timezone", "maxRuns", "destination"] as const
-const readOnlyTaskFields = new Set(["id", "nextRun", "isRunning"])
-const requiredTaskFields = new Set(["name", "prompt"])
+const describe = (error: ParseResult.ParseError, root?: string) => describeParseError(error, root).join("; ")
 
-const heartbeatFields = ["enabled", "cron", "tasks", "destination", "activeHours"] as const
-const readOnlyHeartbeatFields = new Set(["nextRun", "isRunning"])
-const clearableHeartbeatFields = new Set(["destination", "activeHours"])
-
-const describe = (error: ParseResult.ParseError, root: string) =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => {
-      const path = issue.path.length === 0 ? root : issue.path.map(String).join(".")
-      const message = issue.message === "is missing" ? "is required" : issue.message
-      return `${path}: ${message}`
-    })
-    .join("; ")
-
+const decodeInput = Schema.decodeUnknownEither(TaskInput)
+const decodePatch = Schema.decodeUnknownEither(TaskPatch)
+const decodeHeartbeatPatch = Schema.decodeUnknownEither(HeartbeatPatch)
 const decodeTask = Schema.decodeUnknownEither(ScheduledTaskConfig, { errors: "all", onExcessProperty: "error" })
 const decodeHeartbeat = Schema.decodeUnknownEither(HeartbeatSchema, { errors: "all", onExcessProperty: "error" })
-
-/** Unknown keys of `body`, read-only ones aside. */
-const unknownKeys = (body: JsonObject, known: ReadonlyArray<string>, readOnly: ReadonlySet<string>) =>
-  Object.keys(body).filter((key) => !known.includes(key) && !readOnly.has(key))
-
-const checkBody = (body: unknown, known: ReadonlyArray<string>, readOnly: ReadonlySet<string>) => {
-  if (!isJsonObject(body)) return Either.left("request body must be a JSON object")
-  const unknown = unknownKeys(body, known, readOnly)
-  if (unknown.length > 0) {
-    return Either.left(
-      `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${known.join(", ")})`,
-    )
-  }
-  return Either.right(body)
-}
 
 const finishTask = (candidate: Record<string, unknown>) =>
   Either.mapLeft(decodeTask(candidate), (error) => describe(error, "task"))
 
 /** POST /api/schedule: the stored task with the given id; `null` counts as absent. */
 export const createTask = (id: string, body: unknown): Either.Either<ScheduledTaskConfig, string> =>
-  Either.flatMap(checkBody(body, taskFields, readOnlyTaskFields), (input) => {
+  Either.flatMap(Either.mapLeft(decodeInput(body), describe), (input) => {
+    const problem = unscheduled(input)
+    if (problem !== undefined) return Either.left(problem)
     const candidate: Record<string, unknown> = { id }
     for (const key of taskFields) if (input[key] !== undefined && input[key] !== null) candidate[key] = input[key]
-    if (candidate.cron !== undefined && candidate.runAt !== undefined) {
-      return Either.left("set exactly one of cron (recurring) and runAt (one time), not both")
-    }
-    if (candidate.cron === undefined && candidate.runAt === undefined) {
-      return Either.left(
-        "cron or runAt is required: set exactly one (cron for a recurring task, runAt for a one-time task)",
-      )
-    }
     return finishTask(candidate)
   })
 
@@ -67,20 +45,17 @@ export const createTask = (id: string, body: unknown): Either.Either<ScheduledTa
  * `runAt` clears `cron` (and `maxRuns`, which only recurring tasks have).
  */
 export const patchTask = (current: ScheduledTaskConfig, body: unknown): Either.Either<ScheduledTaskConfig, string> =>
-  Either.flatMap(checkBody(body, taskFields, readOnlyTaskFields), (input) => {
+  Either.flatMap(Either.mapLeft(decodePatch(body), describe), (input) => {
     const candidate: Record<string, unknown> = { ...current }
+    const both = bothScheduled(input)
+    if (both !== undefined) return Either.left(both)
     const setsCron = input.cron !== undefined && input.cron !== null
     const setsRunAt = input.runAt !== undefined && input.runAt !== null
-    if (setsCron && setsRunAt) return Either.left("set exactly one of cron (recurring) and runAt (one time), not both")
     for (const key of taskFields) {
       if (!Object.hasOwn(input, key)) continue
-      const value = input[key]
-      if (value === null) {
-        if (requiredTaskFields.has(key)) return Either.left(`${key} is required and cannot be cleared`)
-        delete candidate[key]
-      } else if (value !== undefined) {
-        candidate[key] = value
-      }
+      // Only optional fields can be null: the schema refuses a null name or prompt.
+      if (input[key] === null) delete candidate[key]
+      else candidate[key] = input[key]
     }
     if (setsCron) delete candidate.runAt
     if (setsRunAt) {
@@ -102,22 +77,16 @@ export const patchHeartbeat = (
   body: unknown,
   newId: () => string,
 ): Either.Either<HeartbeatConfig, string> =>
-  Either.flatMap(checkBody(body, heartbeatFields, readOnlyHeartbeatFields), (input) => {
+  Either.flatMap(Either.mapLeft(decodeHeartbeatPatch(body), describe), (input) => {
     const candidate: Record<string, unknown> = { ...current }
     for (const key of heartbeatFields) {
       if (!Object.hasOwn(input, key)) continue
-      const value = input[key]
-      if (value === null) {
-        if (!clearableHeartbeatFields.has(key)) return Either.left(`${key} cannot be null`)
-        delete candidate[key]
-      } else if (value !== undefined) {
-        candidate[key] = value
-      }
+      // Only destination and activeHours can be null: the schema refuses the others.
+      if (input[key] === null) delete candidate[key]
+      else candidate[key] = input[key]
     }
-    if (Array.isArray(candidate.tasks)) {
-      candidate.tasks = candidate.tasks.map((item: unknown) =>
-        isJsonObject(item) ? { enabled: true, ...item, ...(item.id === undefined ? { id: newId() } : {}) } : item,
-      )
+    if (input.tasks !== undefined) {
+      candidate.tasks = input.tasks.map((item) => ({ enabled: true, ...item, id: item.id ?? newId() }))
     }
     return Either.mapLeft(decodeHeartbeat(candidate), (error) => describe(error, "heartbeat"))
   })

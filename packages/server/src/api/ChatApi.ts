@@ -25,21 +25,6 @@ export const ChatBody = Schema.Struct({
   ),
 }).annotations({ identifier: "ChatBody", message: () => "request body must be a JSON object" })
 
-/**
- * Loose on purpose: the handler checks the fields itself, so a missing `runId` or `threadId`
- * answers SPEC's exact message instead of a schema decoding error.
- */
-export const ApproveBody = Schema.Struct({
-  runId: Schema.optional(Schema.Unknown).annotations({ description: "string, required: the suspended run" }),
-  threadId: Schema.optional(Schema.Unknown).annotations({ description: "string, required: the run's thread" }),
-  toolCallId: Schema.optional(Schema.Unknown).annotations({
-    description: "string: one call of the run; every undecided call when omitted",
-  }),
-  approved: Schema.optional(Schema.Unknown).annotations({ description: "boolean, required: true runs, false denies" }),
-  messageId: Schema.optional(Schema.Unknown).annotations({ description: "string: the message holding the call" }),
-  // A body that is not an object has no runId or threadId either.
-}).annotations({ identifier: "ApproveBody", message: () => "runId and threadId are required" })
-
 /** An SSE stream of the AI SDK UI message stream protocol, each event with an `id:`. */
 export const EventStream = HttpApiSchema.Text({ contentType: "text/event-stream" }).annotations({
   description: "Server-Sent Events: `id: <n>` + `data: <UI message chunk JSON>`, ending with `data: [DONE]`",
@@ -92,7 +77,7 @@ export class ChatApi extends HttpApiGroup.make("chat")
     HttpApiEndpoint.post("approve", "/api/chat/approve")
       .annotate(OpenApi.Summary, "Approve or deny a run's tool calls and stream the continuation (SSE)")
       .annotate(OpenApi.Transform, responseHeaders([200, { "X-Thread-Id": threadIdHeader, "X-Run-Id": runIdHeader }]))
-      .setPayload(ApproveBody)
+      .setPayload(ChatModel.ApproveRequest)
       .addSuccess(EventStream)
       .addError(BadRequest.Wire)
       .addError(NotFound.Wire)

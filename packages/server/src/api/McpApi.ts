@@ -1,4 +1,4 @@
-import { McpRegistry } from "@aide/kernel"
+import { McpRegistry, McpServerInput } from "@aide/kernel"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BadRequest, Conflict } from "./ApiErrors.js"
@@ -6,18 +6,6 @@ import { Authentication } from "./Security.js"
 
 export const McpServerList = Schema.Struct({ servers: Schema.Array(McpRegistry.McpServerStatus) }).annotations({
   identifier: "McpServerList",
-})
-
-/**
- * `{ id, ...config }`: decoded loosely here so that the config is validated by the kernel as
- * `PATCH /api/config` validates it, with the same messages.
- */
-export const NewMcpServer = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-  identifier: "NewMcpServer",
-  description:
-    "`id` (the key under `mcpServers`) and the MCP server config (command/args/env/cwd or url/headers/oauth, " +
-    "name, enabled, requireApproval)",
-  message: () => "request body must be a JSON object",
 })
 
 /** SPEC "MCP servers": the configured servers and their state (managed through PATCH /api/config). */
@@ -29,7 +17,7 @@ export class McpApi extends HttpApiGroup.make("mcp")
   )
   .add(
     HttpApiEndpoint.post("create", "/api/mcp-servers")
-      .setPayload(NewMcpServer)
+      .setPayload(McpServerInput.NewMcpServer)
       .addSuccess(McpRegistry.McpServerStatus, { status: 201 })
       .addError(BadRequest.Wire)
       .addError(Conflict.Wire)

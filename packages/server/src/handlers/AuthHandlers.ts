@@ -6,20 +6,12 @@ import { BadRequest, Conflict, Forbidden, NotFound, Unauthorized } from "../api/
 import { SessionList } from "../api/AuthApi.js"
 import { CurrentSession } from "../api/Security.js"
 import { clientAddress, type TrustProxy } from "../http/ClientAddress.js"
+import { dieOnStorageError } from "../http/StorageDefects.js"
 
 /** Token responses must never be cached (RFC 6749 §5.1). */
 const noStore = HttpApp.appendPreResponseHandler((_request, response) =>
   Effect.succeed(HttpServerResponse.setHeader(response, "cache-control", "no-store")),
 )
-
-/** A storage failure is a defect here: the error middleware logs it and answers 500. */
-const dieOnStorageError = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchIf(
-    effect,
-    (error): error is Extract<E, { readonly _tag: "StorageError" }> =>
-      (error as { readonly _tag?: string })._tag === "StorageError",
-    Effect.die,
-  )
 
 const encodeSessionList = Schema.encodeSync(SessionList)
 

@@ -4,13 +4,7 @@ import { Chunk, Duration, Effect, Stream } from "effect"
 import { AideApi } from "../api/AideApi.js"
 import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable, TooManyRequests } from "../api/ApiErrors.js"
 import * as SseSubscribers from "../http/SseSubscribers.js"
-
-const approveRequired = "runId and threadId are required"
-
-const optionalString = (value: unknown, name: string) =>
-  value === undefined || typeof value === "string"
-    ? Effect.succeed(value as string | undefined)
-    : Effect.fail(new BadRequest({ error: `${name} must be a string` }))
+import { dieOnStorageError } from "../http/StorageDefects.js"
 
 const encoder = new TextEncoder()
 /** An SSE comment: keeps proxies and clients from timing out an idle stream. */
@@ -115,7 +109,6 @@ const runErrors = {
   ChatBusy: () => new Conflict({ error: "A response is already streaming in this thread" }),
   InvalidChatRequest: (error: { readonly message: string }) => new BadRequest({ error: error.message }),
   ChatModelError: (error: { readonly message: string }) => new InternalError({ error: error.message }),
-  StorageError: (error: unknown) => Effect.die(error),
 } as const
 
 export const layer = (options: ChatHandlerOptions = {}) =>
@@ -140,15 +133,13 @@ export const layer = (options: ChatHandlerOptions = {}) =>
             return yield* chat.send({ threadId, parts: payload.parts }).pipe(
               Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat, run.runId)),
               Effect.catchTags(runErrors),
+              dieOnStorageError,
             )
           }),
         )
         .handle("approve", ({ payload }) =>
           Effect.gen(function* () {
-            const { runId, threadId } = payload
-            if (typeof runId !== "string" || runId === "" || typeof threadId !== "string" || threadId === "") {
-              return yield* new BadRequest({ error: approveRequired })
-            }
+            const { runId, threadId, toolCallId, messageId, approved } = payload
             // Echoed only when it can be a thread id (POST /api/chat's rule): a CR, LF or control
             // character makes Node refuse the header and the request never answers; 100 KB of
             // id overflows the client's header limit. Such a thread does not exist anyway: 404.
@@ -157,10 +148,6 @@ export const layer = (options: ChatHandlerOptions = {}) =>
                 Effect.succeed(HttpServerResponse.setHeader(response, "x-thread-id", threadId)),
               )
             }
-            const toolCallId = yield* optionalString(payload.toolCallId, "toolCallId")
-            const messageId = yield* optionalString(payload.messageId, "messageId")
-            // Anything but a boolean is no decision: the kernel answers `approved must be true or false`.
-            const approved = typeof payload.approved === "boolean" ? payload.approved : undefined
             return yield* chat.approve({ runId, threadId, toolCallId, messageId, approved }).pipe(
               Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat, run.runId)),
               Effect.catchTags({
@@ -170,6 +157,7 @@ export const layer = (options: ChatHandlerOptions = {}) =>
                 RunNotPending: () => new Conflict({ error: "Run is not waiting for approval" }),
                 ToolCallDecided: () => new Conflict({ error: "Tool call already decided" }),
               }),
+              dieOnStorageError,
             )
           }),
         )

@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AideApi } from "../api/AideApi.js"
 import { BadRequest } from "../api/ApiErrors.js"
+import { dieOnStorageError } from "../http/StorageDefects.js"
 
 /** Secrets (MCP header values) never leave the server: both answers are redacted. */
 export const layer = HttpApiBuilder.group(AideApi, "config", (handlers) =>
@@ -13,11 +14,8 @@ export const layer = HttpApiBuilder.group(AideApi, "config", (handlers) =>
       .handle("patch", ({ payload }) =>
         config.patch(payload).pipe(
           Effect.map(ConfigModel.redactSecrets),
-          Effect.catchTags({
-            ConfigValidationError: (error) => new BadRequest({ error: error.problems.join("; ") }),
-            // The error middleware logs it and answers 500.
-            StorageError: Effect.die,
-          }),
+          Effect.catchTag("ConfigValidationError", (error) => new BadRequest({ error: error.problems.join("; ") })),
+          dieOnStorageError,
         ),
       )
   }),

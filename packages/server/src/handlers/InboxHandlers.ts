@@ -3,16 +3,9 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AideApi } from "../api/AideApi.js"
 import { NotFound } from "../api/ApiErrors.js"
+import { dieOnStorageError } from "../http/StorageDefects.js"
 
 const messageNotFound = () => new NotFound({ error: "Message not found" })
-
-/** A storage failure is a defect here: the error middleware logs it and answers 500. */
-const dieOnStorageError = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchIf(
-    effect,
-    (error): error is Extract<E, { readonly _tag: "StorageError" }> => error._tag === "StorageError",
-    Effect.die,
-  )
 
 export const layer = HttpApiBuilder.group(AideApi, "inbox", (handlers) =>
   Effect.gen(function* () {

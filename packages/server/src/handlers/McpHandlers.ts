@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { AideApi } from "../api/AideApi.js"
 import { BadRequest, Conflict } from "../api/ApiErrors.js"
+import { dieOnStorageError } from "../http/StorageDefects.js"
 
 /** `POST /api/mcp-servers` with an id already under `mcpServers`. */
 class ServerExists extends Schema.TaggedError<ServerExists>()("ServerExists", { id: Schema.String }) {}
@@ -16,9 +17,6 @@ export const layer = HttpApiBuilder.group(AideApi, "mcp", (handlers) =>
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
           const { id, ...server } = payload
-          if (typeof id !== "string" || id === "") {
-            return yield* new BadRequest({ error: "id is required (a non-empty string)" })
-          }
           // Inside the config's write lock: two concurrent POSTs of one id cannot both succeed.
           yield* config.modify((current) =>
             Object.hasOwn(current.mcpServers, id)
@@ -34,9 +32,8 @@ export const layer = HttpApiBuilder.group(AideApi, "mcp", (handlers) =>
           Effect.catchTags({
             ServerExists: (error) => new Conflict({ error: `MCP server ${JSON.stringify(error.id)} already exists` }),
             ConfigValidationError: (error) => new BadRequest({ error: error.problems.join("; ") }),
-            // The error middleware logs it and answers 500.
-            StorageError: Effect.die,
           }),
+          dieOnStorageError,
         ),
       )
   }),

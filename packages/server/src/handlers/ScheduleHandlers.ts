@@ -3,17 +3,10 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AideApi } from "../api/AideApi.js"
 import { BadRequest, NotFound } from "../api/ApiErrors.js"
+import { dieOnStorageError } from "../http/StorageDefects.js"
 
 const taskNotFound = () => new NotFound({ error: "Task not found" })
 const invalid = (error: { readonly message: string }) => new BadRequest({ error: error.message })
-
-/** A storage failure is a defect here: the error middleware logs it and answers 500. */
-const dieOnStorageError = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchIf(
-    effect,
-    (error): error is Extract<E, { readonly _tag: "StorageError" }> => error._tag === "StorageError",
-    Effect.die,
-  )
 
 export const layer = HttpApiBuilder.group(AideApi, "schedule", (handlers) =>
   Effect.gen(function* () {
@@ -21,14 +14,14 @@ export const layer = HttpApiBuilder.group(AideApi, "schedule", (handlers) =>
     return handlers
       .handle("list", () => dieOnStorageError(scheduler.list))
       .handle("create", ({ payload }) =>
-        scheduler.create(payload as never).pipe(Effect.catchTag("InvalidSchedule", invalid), dieOnStorageError),
+        scheduler.create(payload).pipe(Effect.catchTag("InvalidSchedule", invalid), dieOnStorageError),
       )
       .handle("get", ({ path }) =>
         scheduler.get(path.id).pipe(Effect.catchTag("TaskNotFound", taskNotFound), dieOnStorageError),
       )
       .handle("update", ({ path, payload }) =>
         scheduler
-          .update(path.id, payload as never)
+          .update(path.id, payload)
           .pipe(Effect.catchTags({ TaskNotFound: taskNotFound, InvalidSchedule: invalid }), dieOnStorageError),
       )
       .handle("delete", ({ path }) =>
@@ -38,9 +31,7 @@ export const layer = HttpApiBuilder.group(AideApi, "schedule", (handlers) =>
       )
       .handle("heartbeat", () => dieOnStorageError(scheduler.heartbeat))
       .handle("updateHeartbeat", ({ payload }) =>
-        scheduler
-          .updateHeartbeat(payload as never)
-          .pipe(Effect.catchTag("InvalidSchedule", invalid), dieOnStorageError),
+        scheduler.updateHeartbeat(payload).pipe(Effect.catchTag("InvalidSchedule", invalid), dieOnStorageError),
       )
   }),
 )

@@ -4,18 +4,11 @@ import { Effect } from "effect"
 import { AideApi } from "../api/AideApi.js"
 import { NotFound } from "../api/ApiErrors.js"
 import { defaultPerPage } from "../api/ThreadsApi.js"
+import { dieOnStorageError } from "../http/StorageDefects.js"
 
 /** SPEC "Errors": the exact messages. */
 const threadNotFound = () => new NotFound({ error: "Thread not found" })
 const messageNotFound = () => new NotFound({ error: "Message not found in thread" })
-
-/** A storage failure is a defect here: the error middleware logs it and answers 500. */
-const dieOnStorageError = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchIf(
-    effect,
-    (error): error is Extract<E, { readonly _tag: "StorageError" }> => error._tag === "StorageError",
-    Effect.die,
-  )
 
 export const layer = HttpApiBuilder.group(AideApi, "threads", (handlers) =>
   Effect.gen(function* () {

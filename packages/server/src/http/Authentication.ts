@@ -3,6 +3,7 @@ import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Redacted } from "effect"
 import { Unauthorized } from "../api/ApiErrors.js"
 import { Authentication } from "../api/Security.js"
+import { dieOnStorageError } from "./StorageDefects.js"
 
 const bearerPrefix = /^bearer /i
 
@@ -24,9 +25,10 @@ export const layer = Layer.effect(
             return Effect.fail(Unauthorized.unauthorized)
           }
           // Only a storage failure is a defect; `orDie` after the catch would turn every 401 into a 500.
-          return auth
-            .authenticate(value)
-            .pipe(Effect.catchTags({ Unauthenticated: () => Unauthorized.unauthorized, StorageError: Effect.die }))
+          return auth.authenticate(value).pipe(
+            Effect.catchTag("Unauthenticated", () => Unauthorized.unauthorized),
+            dieOnStorageError,
+          )
         }),
     }
   }),

@@ -3,6 +3,7 @@ import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Cause, Effect, Option } from "effect"
 import { wireErrorTags } from "../api/ApiErrors.js"
 import { checkJsonText, describeJsonBodyProblem, urlHasNul } from "./JsonLimits.js"
+import { describeDecodeError } from "./ValidationProblems.js"
 
 /** What a client gets instead of HttpApi's own bodies: always `{ "error": ... }`. */
 const errorResponse = (status: number, error: string, headers?: Record<string, string>) =>
@@ -34,16 +35,6 @@ const pathOf = (url: string) => {
   } catch {
     return path.toLowerCase()
   }
-}
-
-/** `password: is missing` → `password is required`; annotated messages pass through unchanged. */
-const describeDecodeError = (error: HttpApiDecodeError) => {
-  const issue = error.issues[0]
-  if (issue === undefined) return "invalid request"
-  const field = issue.path.join(".")
-  if (field === "" || issue.message.startsWith(field) || /^[a-z_]+$/.test(issue.message)) return issue.message
-  if (issue.message === "is missing") return `${field} is required`
-  return `${field}: ${issue.message}`
 }
 
 const isJson = (contentType: string | undefined) =>
