@@ -23,17 +23,20 @@ import { hasEarlierAttachments, isRequestRejection, usableHistory, withoutEarlie
 import * as ModelStream from "./ModelStream.js"
 import { settle } from "./PartialAnswer.js"
 import * as RunBounds from "./RunBounds.js"
-import { encodeFrame, type StreamFrame, StreamHub } from "./StreamHub.js"
+import { type StreamEvent, StreamHub } from "./StreamHub.js"
 import { systemPrompt } from "./SystemPrompt.js"
 import { TitleGenerator } from "./TitleGenerator.js"
 
 export { fallbackTitle } from "./ChatMessages.js"
 
-/** A started chat run: its thread, its id, and its SSE frames from the first event on. */
+/**
+ * A started chat run: its thread, its id, and its events (UI message chunks with their ids)
+ * from the first on, until the run ends. A transport encodes them (the server: SSE).
+ */
 export interface ChatRun {
   readonly threadId: string
   readonly runId: string
-  readonly frames: Stream.Stream<StreamFrame>
+  readonly events: Stream.Stream<StreamEvent>
 }
 
 /** A message to the assistant. */
@@ -357,8 +360,8 @@ export const make = (options: ChatOptions = {}) =>
             Effect.ensuring(Effect.zipRight(writer.finish, release)),
             Effect.annotateLogs({ threadId, runId }),
           )
-          const frames = yield* hub.subscribe(threadId)
-          yield* Deferred.succeed(ready, { threadId, runId, frames: Option.getOrElse(frames, () => Stream.empty) })
+          const events = yield* hub.subscribe(threadId)
+          yield* Deferred.succeed(ready, { threadId, runId, events: Option.getOrElse(events, () => Stream.empty) })
           yield* produce
         })
 
@@ -437,9 +440,7 @@ export const make = (options: ChatOptions = {}) =>
       return {
         threadId: run.threadId,
         runId: run.runId,
-        frames: Stream.fromIterable(
-          chunks.map((chunk, index) => ({ id: index + 1, bytes: encodeFrame(index + 1, chunk) })),
-        ),
+        events: Stream.fromIterable(chunks.map((chunk, index) => ({ id: index + 1, chunk }))),
       }
     }
 
