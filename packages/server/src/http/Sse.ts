@@ -5,27 +5,36 @@ import type { StreamHub } from "@aide/kernel"
  * is `id: N` + `data: <json>` + a blank line (the id is what a client resumes after with
  * `Last-Event-ID`), and `data: [DONE]` follows the last one.
  *
- * Encoded once, however many clients read a stream: 2,000 reconnected clients of one chat must
- * cost one `JSON.stringify` per event, not 2,000 (bench/fanout.mjs). The hub hands every
- * subscriber the very same event objects, and the very same batch array when it hands them a
- * batch at the same moment (`StreamHub.StreamSink`), so the bytes are memoised on those objects
- * in WeakMaps: each event is encoded once, each batch joined once, and the bytes go when the hub
- * drops the events (a finished stream, after its retention). Keyed here rather than stored in the
- * hub, the hub holds no bytes and no HTTP: a shared (Redis) hub implements the same Tag and only
- * has to hand its local subscribers the same objects.
+ * Encoded once for all reconnected clients: 2,000 of them on one chat must cost one
+ * `JSON.stringify` per event, not 2,000 (bench/fanout.mjs). The hub hands every subscriber the
+ * very same event objects, and the very same batch array when it hands them a batch at the same
+ * moment (`StreamHub.StreamSink`), so their bytes are memoised on those objects in WeakMaps: each
+ * event is encoded once, each batch joined once, and the bytes go with the events (the hub drops
+ * a finished stream after its retention). Keyed here rather than stored in the hub, the hub holds
+ * no bytes and no HTTP: a shared (Redis) hub implements the same Tag and only has to hand its
+ * local subscribers the same objects.
+ *
+ * The sender's own response (one reader) is encoded without memoising: the memo would keep every
+ * event's bytes next to its chunk for the whole retention, +230 B per event (+3.6 MiB per 1 MiB
+ * answer, measured) for streams nobody reconnects to, the common case. A stream with reconnected
+ * clients is thus encoded at most twice, whatever their number.
  */
 
 const encoder = new TextEncoder()
 
-const eventBytes = new WeakMap<StreamHub.StreamEvent, Uint8Array>()
-const batchBytes = new WeakMap<ReadonlyArray<StreamHub.StreamEvent>, Buffer>()
+/** The frame of one event, `id: N\ndata: <json>\n\n`, encoded now: for a response no one else reads. */
+export const encodeEvent = (event: StreamHub.StreamEvent): Uint8Array =>
+  encoder.encode(`id: ${event.id}\ndata: ${JSON.stringify(event.chunk)}\n\n`)
 
-/** The frame of one event: `id: N\ndata: <json>\n\n`, encoded on first use. */
-export const encodeEvent = (event: StreamHub.StreamEvent): Uint8Array => {
-  let bytes = eventBytes.get(event)
+const sharedEventBytes = new WeakMap<StreamHub.StreamEvent, Uint8Array>()
+const sharedBatchBytes = new WeakMap<ReadonlyArray<StreamHub.StreamEvent>, Buffer>()
+
+/** The frame of an event read by several subscribers: encoded on first use, then memoised. */
+const encodeShared = (event: StreamHub.StreamEvent): Uint8Array => {
+  let bytes = sharedEventBytes.get(event)
   if (bytes === undefined) {
-    bytes = encoder.encode(`id: ${event.id}\ndata: ${JSON.stringify(event.chunk)}\n\n`)
-    eventBytes.set(event, bytes)
+    bytes = encodeEvent(event)
+    sharedEventBytes.set(event, bytes)
   }
   return bytes
 }
@@ -45,15 +54,16 @@ export const join = (frames: ReadonlyArray<Uint8Array>): Uint8Array => {
 }
 
 /**
- * The frames of a batch of events joined, as a Node Buffer (a view, nothing copied): the same
- * Buffer for every subscriber handed that batch.
+ * The frames of a batch of events handed to subscribers, joined, as a Node Buffer (a view,
+ * nothing copied): the same Buffer for every subscriber handed that batch, and each event encoded
+ * once over every batch it is in (live, replays).
  */
 export const encodeBatch = (events: ReadonlyArray<StreamHub.StreamEvent>): Buffer => {
-  let bytes = batchBytes.get(events)
+  let bytes = sharedBatchBytes.get(events)
   if (bytes === undefined) {
-    const joined = join(events.map(encodeEvent))
+    const joined = join(events.map(encodeShared))
     bytes = Buffer.from(joined.buffer, joined.byteOffset, joined.byteLength)
-    batchBytes.set(events, bytes)
+    sharedBatchBytes.set(events, bytes)
   }
   return bytes
 }
