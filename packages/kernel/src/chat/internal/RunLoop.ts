@@ -1,21 +1,9 @@
 import type { UIMessage, UIMessageChunk } from "ai"
-import { Clock, Effect, Option, Stream } from "effect"
+import { Clock, Effect, Stream } from "effect"
 import type { AnswerRecorder } from "../AnswerRecorder.js"
-import type { ChatModelError } from "../ChatErrors.js"
-import type { ModelStream, RunCut } from "../ModelStream.js"
+import type { ModelStream } from "../ModelStream.js"
 import * as RunBounds from "../RunBounds.js"
 import type { StreamWriter } from "../StreamHub.js"
-
-/** The model's chunks after the head, read one at a time; fails as a read does (a cut, a broken stream). */
-const chunksAfterHead = (model: ModelStream): Stream.Stream<UIMessageChunk, ChatModelError | RunCut> =>
-  model.ended
-    ? Stream.empty
-    : Stream.repeatEffectOption(
-        Effect.matchEffect(model.read, {
-          onFailure: (error) => Effect.fail(Option.some(error)),
-          onSuccess: (next) => (next.done ? Effect.fail(Option.none()) : Effect.succeed(next.value)),
-        }),
-      )
 
 export interface RunLoopSpec {
   readonly model: ModelStream
@@ -49,7 +37,7 @@ export const run = (spec: RunLoopSpec): Effect.Effect<void> => {
     let finish: UIMessageChunk | undefined
     let interrupted: RunBounds.Interruption | undefined
     const relayed = yield* Effect.either(
-      Stream.runForEach(chunksAfterHead(model), (chunk) => {
+      Stream.runForEach(model.rest, (chunk) => {
         if (chunk.type !== "finish") return Effect.zipRight(answer.relay(chunk), answer.checkpoint)
         finish = chunk
         return Effect.void
