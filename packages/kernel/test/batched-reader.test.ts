@@ -29,7 +29,12 @@ describe("batched reads of the model's stream", () => {
 
   it("a chunk that arrives alone is handed over alone, without waiting for more", async () => {
     let controller!: ReadableStreamDefaultController<string>
-    const next = batchedReads(transformed(new ReadableStream<string>({ start: (c) => void (controller = c) })))
+    const source = new ReadableStream<string>({
+      start: (c) => {
+        controller = c
+      },
+    })
+    const next = batchedReads(transformed(source))
     const first = next()
     controller.enqueue("a")
     expect(await first).toEqual(["a"])
