@@ -131,7 +131,7 @@ try {
   const loadLoop = async (lane) => {
     while (!stopLoad) {
       const chatRun = await run(chat.send({ threadId: `load-${lane}`, parts: [{ type: "text", text: "Hello" }] }))
-      await run(Stream.runDrain(chatRun.frames))
+      await run(Stream.runDrain(chatRun.events))
       loadChats++
     }
   }

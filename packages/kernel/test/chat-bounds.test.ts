@@ -32,10 +32,10 @@ const partOf = (message: { readonly parts: ReadonlyArray<unknown> } | undefined,
 /** Waits until the run of `threadId` has relayed the text delta `delta`. */
 const relayed = (threadId: string, delta: string) =>
   Effect.gen(function* () {
-    const frames = yield* Effect.flatMap(StreamHub.StreamHub, (hub) => hub.subscribe(threadId))
-    const empty: Stream.Stream<StreamHub.StreamFrame> = Stream.empty
-    yield* Option.getOrElse(frames, () => empty).pipe(
-      Stream.takeUntil((frame) => chunkOf(frame).delta === delta),
+    const events = yield* Effect.flatMap(StreamHub.StreamHub, (hub) => hub.subscribe(threadId))
+    const empty: Stream.Stream<StreamHub.StreamEvent> = Stream.empty
+    yield* Option.getOrElse(events, () => empty).pipe(
+      Stream.takeUntil((event) => chunkOf(event).delta === delta),
       Stream.runDrain,
     )
   })

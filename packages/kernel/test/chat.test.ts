@@ -160,8 +160,8 @@ describe("a response", () => {
         yield* useModel(scriptedModel(answer("Paris.")))
         const run = yield* send("t1", "What is the capital of France?")
         // What a client reading the stream finds when it sees `finish`…
-        const seenByClient = yield* run.frames.pipe(
-          Stream.filter((frame) => chunkOf(frame).type === "finish"),
+        const seenByClient = yield* run.events.pipe(
+          Stream.filter((event) => chunkOf(event).type === "finish"),
           Stream.mapEffect(() => messagesOf("t1")),
           Stream.runCollect,
         )
@@ -358,13 +358,13 @@ describe("a client that goes away", () => {
         yield* live.push({ type: "stream-start", warnings: [] }, { type: "text-start", id: "0" })
         const run = yield* Fiber.join(running)
         // The client reads the first chunk and disconnects.
-        yield* Stream.runDrain(Stream.take(run.frames, 1))
+        yield* Stream.runDrain(Stream.take(run.events, 1))
         yield* live.push(...answer("Once upon a time.").slice(2))
         yield* live.end
 
         const hub = yield* StreamHub.StreamHub
         const replay = Option.getOrThrow(yield* hub.subscribe("t1", 0))
-        const chunks = yield* chunksOf({ frames: replay })
+        const chunks = yield* chunksOf({ events: replay })
         expect(chunks[0]).toMatchObject({ type: "start" })
         expect(chunks.at(-1)).toMatchObject({ type: "finish" })
         expect((yield* messagesOf("t1")).map(textOf)).toEqual(["Tell me a story", "Once upon a time."])

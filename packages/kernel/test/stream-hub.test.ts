@@ -3,36 +3,33 @@ import { Chunk, Context, Effect, Exit, Fiber, Layer, Option, Scope, Stream, Test
 import * as StreamHub from "../src/chat/StreamHub.js"
 
 type Hub = StreamHub.StreamHub["Type"]
-type StreamFrame = StreamHub.StreamFrame
+type StreamEvent = StreamHub.StreamEvent
 
 /** Runs `body` with a fresh in-memory hub (SPEC retention: 60 s), released when the test ends. */
 const withHub = <A, E>(body: (hub: Hub) => Effect.Effect<A, E>) =>
   Effect.flatMap(StreamHub.StreamHub, body).pipe(Effect.provide(StreamHub.layerMemory()))
 
-const decoder = new TextDecoder()
-const text = (frame: StreamFrame) => decoder.decode(frame.bytes)
-/** The chunk a frame carries, parsed back from its `data:` line. */
-const chunkOf = (frame: StreamFrame): unknown => JSON.parse(text(frame).split("\n")[1]!.slice("data: ".length))
-const ids = (frames: ReadonlyArray<StreamFrame>) => frames.map((frame) => frame.id)
+const chunkOf = (event: StreamEvent): unknown => event.chunk
+const ids = (events: ReadonlyArray<StreamEvent>) => events.map((event) => event.id)
 const delta = (n: number) => ({ type: "text-delta", id: "t", delta: `d${n}` })
 
 /** The thread's stream as it is now: it must exist. */
 const streamOf = (hub: Hub, threadId: string, afterEventId?: number) =>
   Effect.map(hub.subscribe(threadId, afterEventId), (stream) => Option.getOrThrow(stream))
 
-const collect = (stream: Stream.Stream<StreamFrame>) =>
-  Effect.map(Stream.runCollect(stream), (frames) => Chunk.toReadonlyArray(frames))
+const collect = (stream: Stream.Stream<StreamEvent>) =>
+  Effect.map(Stream.runCollect(stream), (events) => Chunk.toReadonlyArray(events))
 
-/** Subscribes and collects in the background; join for every frame up to the end. */
+/** Subscribes and collects in the background; join for every event up to the end. */
 const follow = (hub: Hub, threadId: string, afterEventId?: number) =>
   Effect.flatMap(streamOf(hub, threadId, afterEventId), (stream) => Effect.fork(collect(stream)))
 
-/** A sink that records what the hub hands it: each batch's frames and bytes, and the end. */
+/** A sink that records what the hub hands it: each batch of events, and the end. */
 const recorder = () => {
-  const batches: Array<{ readonly frames: ReadonlyArray<StreamFrame>; readonly bytes: Uint8Array }> = []
+  const batches: Array<ReadonlyArray<StreamEvent>> = []
   let ended = false
   const sink: StreamHub.StreamSink = {
-    onFrames: (frames, bytes) => void batches.push({ frames, bytes }),
+    onEvents: (events) => void batches.push(events),
     onEnd: () => {
       ended = true
     },
@@ -41,8 +38,8 @@ const recorder = () => {
     sink,
     batches,
     ended: () => ended,
-    ids: () => batches.flatMap((batch) => batch.frames.map((frame) => frame.id)),
-    text: () => batches.map((batch) => decoder.decode(batch.bytes)).join(""),
+    ids: () => batches.flatMap(ids),
+    chunks: () => batches.flatMap((batch) => batch.map(chunkOf)),
   }
 }
 
@@ -54,24 +51,23 @@ const delivered = (recorders: ReadonlyArray<ReturnType<typeof recorder>>, lastId
     }).pipe(Effect.timeout("5 seconds")),
   )
 
-describe("frames", () => {
-  it.effect("each event is encoded as `id: N`, `data: <json>` and a blank line, ids counting from 1", () =>
+describe("events", () => {
+  it.effect("each event is the chunk as published, with an id counting from 1", () =>
     withHub((hub) =>
       Effect.gen(function* () {
         const writer = yield* hub.open("t1")
         yield* writer.publish({ type: "start" })
         yield* writer.publish({ type: "text-delta", id: "0", delta: 'Hé "quoted"\n' })
         yield* writer.finish
-        const frames = yield* collect(yield* streamOf(hub, "t1", 0))
-        expect(frames.map(text)).toEqual([
-          'id: 1\ndata: {"type":"start"}\n\n',
-          'id: 2\ndata: {"type":"text-delta","id":"0","delta":"Hé \\"quoted\\"\\n"}\n\n',
+        expect(yield* collect(yield* streamOf(hub, "t1", 0))).toEqual([
+          { id: 1, chunk: { type: "start" } },
+          { id: 2, chunk: { type: "text-delta", id: "0", delta: 'Hé "quoted"\n' } },
         ])
       }),
     ),
   )
 
-  it.effect("two subscribers get the same bytes for every event, encoded once", () =>
+  it.effect("two subscribers get the very same event objects: a transport encodes each once", () =>
     withHub((hub) =>
       Effect.gen(function* () {
         const writer = yield* hub.open("t1")
@@ -84,8 +80,8 @@ describe("frames", () => {
         const a = yield* Fiber.join(first)
         const b = yield* Fiber.join(second)
         expect(ids(a)).toEqual([1, 2, 3])
-        // The very same buffers: nothing is encoded per subscriber.
-        expect(b.every((frame, index) => frame.bytes === a[index]!.bytes)).toBe(true)
+        // Not equal copies: the same objects, which a transport keys its encoding on.
+        expect(b.every((event, index) => event === a[index])).toBe(true)
       }),
     ),
   )
@@ -102,9 +98,9 @@ describe("subscribe", () => {
         yield* writer.publish(delta(3))
         yield* writer.publish(delta(4))
         yield* writer.finish
-        const frames = yield* Fiber.join(subscriber)
-        expect(ids(frames)).toEqual([1, 2, 3, 4])
-        expect(frames.map(chunkOf)).toEqual([delta(1), delta(2), delta(3), delta(4)])
+        const events = yield* Fiber.join(subscriber)
+        expect(ids(events)).toEqual([1, 2, 3, 4])
+        expect(events.map(chunkOf)).toEqual([delta(1), delta(2), delta(3), delta(4)])
       }),
     ),
   )
@@ -132,18 +128,18 @@ describe("subscribe", () => {
         const writer = yield* hub.open("t1")
         for (let n = 1; n <= 4; n++) yield* writer.publish(delta(n))
         const stream = yield* streamOf(hub, "t1", 1)
-        // The subscriber has read frame 2 of its replay (3 and 4 still pending) when 5 and 6 arrive.
-        const frames = yield* collect(
-          Stream.tap(stream, (frame) =>
-            frame.id === 2
+        // The subscriber has read event 2 of its replay (3 and 4 still pending) when 5 and 6 arrive.
+        const events = yield* collect(
+          Stream.tap(stream, (event) =>
+            event.id === 2
               ? Effect.zipRight(writer.publish(delta(5)), writer.publish(delta(6)))
-              : frame.id === 6
+              : event.id === 6
                 ? writer.finish
                 : Effect.void,
           ),
         )
-        expect(ids(frames)).toEqual([2, 3, 4, 5, 6])
-        expect(frames.map(chunkOf)).toEqual([2, 3, 4, 5, 6].map(delta))
+        expect(ids(events)).toEqual([2, 3, 4, 5, 6])
+        expect(events.map(chunkOf)).toEqual([2, 3, 4, 5, 6].map(delta))
       }),
     ),
   )
@@ -176,7 +172,7 @@ describe("subscribe", () => {
         yield* writer.publish(delta(1))
         const leaving = yield* Effect.fork(Stream.runDrain(yield* streamOf(hub, "t1")))
         const staying = yield* follow(hub, "t1")
-        // Taking one frame and stopping closes that subscriber's scope while the stream runs.
+        // Taking one event and stopping closes that subscriber's scope while the stream runs.
         const firstOnly = yield* collect(Stream.take(yield* streamOf(hub, "t1"), 1))
         yield* Fiber.interrupt(leaving)
         yield* writer.publish(delta(2))
@@ -212,9 +208,9 @@ describe("open", () => {
         const second = yield* hub.open("t1")
         yield* second.publish({ run: 2, n: 1 })
         yield* second.finish
-        const frames = yield* collect(yield* streamOf(hub, "t1", 0))
-        expect(ids(frames)).toEqual([1])
-        expect(frames.map(chunkOf)).toEqual([{ run: 2, n: 1 }])
+        const events = yield* collect(yield* streamOf(hub, "t1", 0))
+        expect(ids(events)).toEqual([1])
+        expect(events.map(chunkOf)).toEqual([{ run: 2, n: 1 }])
       }),
     ),
   )
@@ -367,7 +363,7 @@ describe("activeThreadIds and isActive", () => {
 })
 
 describe("attach (transports' subscribers)", () => {
-  it.effect("hands the replay at once, then live events; every sink gets the very same bytes", () =>
+  it.effect("hands the replay at once, then live events; every sink gets the very same batches", () =>
     withHub((hub) =>
       Effect.gen(function* () {
         const writer = yield* hub.open("t1")
@@ -383,9 +379,9 @@ describe("attach (transports' subscribers)", () => {
         yield* writer.finish
         expect(a.ids()).toEqual([1, 2, 3])
         expect(a.ended() && b.ended()).toBe(true)
-        expect(b.text()).toBe(a.text())
-        // Not equal copies: the same buffers, encoded and joined once for all subscribers.
-        expect(b.batches.every((batch, index) => batch.bytes === a.batches[index]!.bytes)).toBe(true)
+        expect(b.chunks()).toEqual([1, 2, 3].map(delta))
+        // Not equal copies: the same arrays, which a transport encodes (and joins) once for all.
+        expect(b.batches.every((batch, index) => batch === a.batches[index])).toBe(true)
       }),
     ),
   )
@@ -451,7 +447,7 @@ describe("attach (transports' subscribers)", () => {
     }).pipe(Effect.provide(StreamHub.layerMemory({ maxSubscribers: 2 }))),
   )
 
-  it.effect("past the write budget, events are coalesced into fewer writes: none lost, in order, same bytes", () =>
+  it.effect("past the write budget, events are coalesced into fewer batches: none lost, in order, shared", () =>
     Effect.gen(function* () {
       const hub = yield* StreamHub.StreamHub
       const writer = yield* hub.open("t1")
@@ -466,7 +462,8 @@ describe("attach (transports' subscribers)", () => {
       const [a, b] = sinks as [ReturnType<typeof recorder>, ReturnType<typeof recorder>]
       expect(a.ids()).toEqual(Array.from({ length: 10 }, (_, index) => index + 1))
       expect(a.batches.length).toBeLessThan(10)
-      expect(b.text()).toBe(a.text())
+      expect(a.chunks()).toEqual(Array.from({ length: 10 }, (_, index) => delta(index + 1)))
+      expect(b.batches.every((batch, index) => batch === a.batches[index])).toBe(true)
       yield* writer.finish
     }).pipe(Effect.provide(StreamHub.layerMemory({ writeBudget: 1 }))),
   )
@@ -477,7 +474,7 @@ describe("attach (transports' subscribers)", () => {
         const writer = yield* hub.open("t1")
         let detach: () => void = () => {}
         const leaving: StreamHub.StreamSink = {
-          onFrames: (frames) => frames.at(-1)!.id >= 1 && detach(),
+          onEvents: (events) => events.at(-1)!.id >= 1 && detach(),
           onEnd: () => {},
         }
         detach = Option.getOrThrow(yield* hub.attach("t1", leaving))

@@ -55,3 +55,5 @@ export const make = (options: {
 
   return { relay, rebuild, checkpoint, bytes: () => bytes }
 }
+
+export type AnswerRecorder = ReturnType<typeof make>

@@ -1,8 +1,9 @@
 import type { LanguageModel, ModelMessage, ToolSet, UIMessage, UIMessageChunk } from "ai"
-import { Clock, Data, Duration, Effect, Fiber } from "effect"
+import { Chunk, Clock, Data, Duration, Effect, Fiber, Option, Stream } from "effect"
 import { ChatModelError } from "./ChatErrors.js"
 import { errorMessage, isContent, loadAi } from "./ChatMessages.js"
 import type { AssistantMetadata } from "./ChatModel.js"
+import { batchedReads } from "./internal/BatchedReader.js"
 import * as RunBounds from "./RunBounds.js"
 
 /**
@@ -43,7 +44,8 @@ export interface ModelStream {
   /** The chunks up to and including the first content; `ended` when the stream ended within them. */
   readonly head: ReadonlyArray<UIMessageChunk>
   readonly ended: boolean
-  readonly read: Effect.Effect<ReadableStreamReadResult<UIMessageChunk>, ChatModelError | RunCut>
+  /** The chunks after the head, read as they come (empty when `ended`); fails as the model's stream breaks or is cut. */
+  readonly rest: Stream.Stream<UIMessageChunk, ChatModelError | RunCut>
   /** Ends the model call and the SDK's stream: a pending read resolves at once. */
   readonly abandon: Effect.Effect<void>
   /** Stops the idle watchdog (once reading is over). */
@@ -111,22 +113,34 @@ export const open = (call: ModelCall) =>
         yield* abandon
       }),
     )
-    // A stream cut mid-way makes the read reject (it is not an `error` chunk): a model failure.
-    const read = Effect.tryPromise({
-      try: () => reader.read(),
-      catch: (error) => new ChatModelError({ message: errorMessage(error) }),
-    }).pipe(
-      Effect.zipLeft(
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.sync(() => {
-            lastActivity = now
-          }),
+    /** After each read: the model is active, unless the watchdog ended the call (a cut, not an end). */
+    const afterRead = <A>(read: Effect.Effect<A, ChatModelError>) =>
+      read.pipe(
+        Effect.zipLeft(
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Effect.sync(() => {
+              lastActivity = now
+            }),
+          ),
         ),
-      ),
-      Effect.filterOrFail(
-        () => !silent,
-        (): RunCut | ChatModelError => new RunCut({ reason: "idle-timeout" }),
-      ),
+        Effect.filterOrFail(
+          () => !silent,
+          (): RunCut | ChatModelError => new RunCut({ reason: "idle-timeout" }),
+        ),
+      )
+    // A stream cut mid-way makes the read reject (it is not an `error` chunk): a model failure.
+    const read = afterRead(
+      Effect.tryPromise({
+        try: () => reader.read(),
+        catch: (error) => new ChatModelError({ message: errorMessage(error) }),
+      }),
+    )
+    const nextBatch = batchedReads(reader)
+    const readBatch = afterRead(
+      Effect.tryPromise({
+        try: nextBatch,
+        catch: (error) => new ChatModelError({ message: errorMessage(error) }),
+      }),
     )
     const done = Fiber.interrupt(watchdog)
 
@@ -153,5 +167,14 @@ export const open = (call: ModelCall) =>
       head.push(next.value)
       if (isContent(next.value)) break
     }
-    return { head, ended, read, abandon, done, outcome } satisfies ModelStream
+    const rest: Stream.Stream<UIMessageChunk, ChatModelError | RunCut> = ended
+      ? Stream.empty
+      : Stream.repeatEffectChunkOption(
+          Effect.matchEffect(readBatch, {
+            onFailure: (error) => Effect.fail(Option.some(error)),
+            onSuccess: (batch) =>
+              batch === undefined ? Effect.fail(Option.none()) : Effect.succeed(Chunk.unsafeFromArray(batch)),
+          }),
+        )
+    return { head, ended, rest, abandon, done, outcome } satisfies ModelStream
   })

@@ -1,12 +1,13 @@
 import { Chunk, Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
-import { encodeFrame, Fanout, LiveStream } from "./internal/fanout.js"
+import { Fanout, LiveStream } from "./internal/fanout.js"
 
-export { encodeFrame }
-
-/** One SSE event of a chat stream: its id (1, 2, …) and its encoded frame, ready to write. */
-export interface StreamFrame {
+/**
+ * One event of a chat stream: its id (1, 2, …, what a client resumes after) and the chunk it
+ * carries (a UI message chunk). How it goes on the wire (SSE, WebSocket…) is the transport's.
+ */
+export interface StreamEvent {
   readonly id: number
-  readonly bytes: Uint8Array
+  readonly chunk: unknown
 }
 
 /** The producer's side of a live stream. */
@@ -22,8 +23,14 @@ export interface StreamWriter {
  * synchronously by the hub, in order; must not block.
  */
 export interface StreamSink {
-  /** The next events; `bytes` are their frames joined: the very same buffer for every subscriber. */
-  readonly onFrames: (frames: ReadonlyArray<StreamFrame>, bytes: Uint8Array) => void
+  /**
+   * The next events, in order. Every sink handed a batch at the same moment gets the very same
+   * array, holding the very same event objects (a replay from the start is shared too): a
+   * transport encodes each batch once for all its subscribers by keying a cache on it (a WeakMap,
+   * so the encoding lives as long as the batch). Implementations of the hub must keep this; sinks
+   * must not mutate the array.
+   */
+  readonly onEvents: (events: ReadonlyArray<StreamEvent>) => void
   /** The stream finished: nothing follows. Not called after the subscriber detached itself. */
   readonly onEnd: () => void
 }
@@ -58,7 +65,7 @@ export class StreamHub extends Context.Tag("@aide/kernel/StreamHub")<
     readonly subscribe: (
       threadId: string,
       afterEventId?: number,
-    ) => Effect.Effect<Option.Option<Stream.Stream<StreamFrame>>>
+    ) => Effect.Effect<Option.Option<Stream.Stream<StreamEvent>>>
     /**
      * `subscribe` for transports: the events go to `sink` (the replay synchronously, before this
      * returns) instead of a Stream, with no fiber or queue per subscriber. Counted against the
@@ -77,9 +84,6 @@ export class StreamHub extends Context.Tag("@aide/kernel/StreamHub")<
     readonly isActive: (threadId: string) => Effect.Effect<boolean>
   }
 >() {}
-
-/** The terminator the AI SDK's `DefaultChatTransport` expects after the last chunk. */
-export const doneFrame: Uint8Array = new TextEncoder().encode("data: [DONE]\n\n")
 
 export interface StreamHubOptions {
   /** How long a finished stream stays resumable with a `Last-Event-ID`; default 60 seconds (SPEC). */
@@ -146,11 +150,11 @@ export const makeMemory = (options: StreamHubOptions = {}) =>
         const live = resumable(threadId, afterEventId)
         if (live === undefined) return Option.none()
         return Option.some(
-          Stream.asyncPush<StreamFrame>((emit) =>
+          Stream.asyncPush<StreamEvent>((emit) =>
             Effect.acquireRelease(
               Effect.sync(() =>
                 live.attach(
-                  { onFrames: (frames) => emit.chunk(Chunk.unsafeFromArray(frames)), onEnd: () => emit.end() },
+                  { onEvents: (events) => emit.chunk(Chunk.unsafeFromArray(events)), onEnd: () => emit.end() },
                   afterEventId,
                   false,
                 ),

@@ -39,7 +39,7 @@ export const make = Effect.gen(function* () {
   const run = (threadId: string, text: string, maxSteps: number) =>
     Effect.gen(function* () {
       const started = yield* chat.send({ threadId, parts: [{ type: "text", text }], maxSteps })
-      yield* Stream.runDrain(started.frames)
+      yield* Stream.runDrain(started.events)
       const messages = yield* threads.messages(threadId)
       const answer = messages.findLast(
         (message) =>

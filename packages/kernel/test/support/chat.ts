@@ -135,16 +135,13 @@ export const chatKernel = (options: Chat.ChatOptions = {}) =>
     Layer.provideMerge(tempSqliteStorageLayer),
   )
 
-const decoder = new TextDecoder()
-
 export type UIChunk = { readonly type: string } & Record<string, unknown>
 
-export const chunkOf = (frame: StreamHub.StreamFrame) =>
-  JSON.parse(decoder.decode(frame.bytes).split("\n")[1]!.slice("data: ".length)) as UIChunk
+export const chunkOf = (event: StreamHub.StreamEvent) => event.chunk as UIChunk
 
 /** Every chunk of a run, up to the end of its stream. */
-export const chunksOf = (run: { readonly frames: Stream.Stream<StreamHub.StreamFrame> }) =>
-  Effect.map(Stream.runCollect(run.frames), (frames) => Chunk.toReadonlyArray(frames).map(chunkOf))
+export const chunksOf = (run: { readonly events: Stream.Stream<StreamHub.StreamEvent> }) =>
+  Effect.map(Stream.runCollect(run.events), (events) => Chunk.toReadonlyArray(events).map(chunkOf))
 
 export const textOf = (message: StoredMessage | undefined) =>
   (message?.parts ?? [])

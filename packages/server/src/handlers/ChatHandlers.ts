@@ -1,14 +1,11 @@
-import { Chat, Ids, StreamHub } from "@aide/kernel"
+import { Chat, Ids, type StreamHub } from "@aide/kernel"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Chunk, Duration, Effect, Stream } from "effect"
 import { AideApi } from "../api/AideApi.js"
 import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable, TooManyRequests } from "../api/ApiErrors.js"
+import * as Sse from "../http/Sse.js"
 import * as SseSubscribers from "../http/SseSubscribers.js"
 import { dieOnStorageError } from "../http/StorageDefects.js"
-
-const encoder = new TextEncoder()
-/** An SSE comment: keeps proxies and clients from timing out an idle stream. */
-const keepAlive = encoder.encode(": keep-alive\n\n")
 
 export interface ChatHandlerOptions {
   /** Interval of keep-alive comments on an idle stream. */
@@ -18,18 +15,8 @@ export interface ChatHandlerOptions {
 }
 
 /** Frames that arrived together, as one buffer: one socket write (`writev`) instead of one per frame. */
-const coalesce = (chunk: Chunk.Chunk<Uint8Array>): Uint8Array => {
-  if (Chunk.size(chunk) === 1) return Chunk.unsafeGet(chunk, 0)
-  let length = 0
-  for (const bytes of chunk) length += bytes.length
-  const joined = new Uint8Array(length)
-  let offset = 0
-  for (const bytes of chunk) {
-    joined.set(bytes, offset)
-    offset += bytes.length
-  }
-  return joined
-}
+const coalesce = (chunk: Chunk.Chunk<Uint8Array>): Uint8Array =>
+  Chunk.size(chunk) === 1 ? Chunk.unsafeGet(chunk, 0) : Sse.join(Chunk.toReadonlyArray(chunk))
 
 /**
  * `body`, with a keep-alive comment every `heartbeat` until it ends. Not `Stream.merge` with
@@ -44,37 +31,26 @@ const withHeartbeat = (body: Stream.Stream<Uint8Array>, heartbeat: Duration.Dura
         Effect.forkScoped,
       ),
       Effect.sleep(heartbeat).pipe(
-        Effect.andThen(Effect.sync(() => emit.single(keepAlive))),
+        Effect.andThen(Effect.sync(() => emit.single(Sse.keepAlive))),
         Effect.forever,
         Effect.forkScoped,
       ),
     ]),
   )
 
+/** The answer of a send or an approval: the run's events from the first, then `[DONE]`. */
 const sseResponse = (
   threadId: string,
-  frames: Stream.Stream<StreamHub.StreamFrame>,
+  events: Stream.Stream<StreamHub.StreamEvent>,
   heartbeat: Duration.Duration,
   runId?: string,
 ) =>
   HttpServerResponse.stream(
     withHeartbeat(
-      frames.pipe(
-        Stream.map((frame) => frame.bytes),
-        Stream.concat(Stream.make(StreamHub.doneFrame)),
-      ),
+      events.pipe(Stream.map(Sse.encodeEvent), Stream.concat(Stream.make<Array<Uint8Array>>(Sse.done))),
       heartbeat,
     ),
-    {
-      contentType: "text/event-stream",
-      headers: {
-        "cache-control": "no-cache, no-transform",
-        "x-accel-buffering": "no",
-        "x-vercel-ai-ui-message-stream": "v1",
-        "x-thread-id": threadId,
-        ...(runId === undefined ? {} : { "x-run-id": runId }),
-      },
-    },
+    { contentType: Sse.contentType, headers: Sse.headers(threadId, runId) },
   )
 
 /**
@@ -131,7 +107,7 @@ export const layer = (options: ChatHandlerOptions = {}) =>
               Effect.succeed(HttpServerResponse.setHeader(response, "x-thread-id", threadId)),
             )
             return yield* chat.send({ threadId, parts: payload.parts }).pipe(
-              Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat, run.runId)),
+              Effect.map((run) => sseResponse(run.threadId, run.events, heartbeat, run.runId)),
               Effect.catchTags(runErrors),
               dieOnStorageError,
             )
@@ -149,7 +125,7 @@ export const layer = (options: ChatHandlerOptions = {}) =>
               )
             }
             return yield* chat.approve({ runId, threadId, toolCallId, messageId, approved }).pipe(
-              Effect.map((run) => sseResponse(run.threadId, run.frames, heartbeat, run.runId)),
+              Effect.map((run) => sseResponse(run.threadId, run.events, heartbeat, run.runId)),
               Effect.catchTags({
                 ...runErrors,
                 RunNotFound: () => new NotFound({ error: "Run not found" }),

@@ -3,27 +3,15 @@ import { StreamHub } from "@aide/kernel"
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Duration, Effect, Option } from "effect"
+import * as Sse from "./Sse.js"
 
 /**
  * Reconnected clients of chat streams (`GET /api/chat/:threadId/stream`), written to without a
- * fiber, queue or Effect Stream each: the hub hands every subscriber the same bytes and each gets
- * one push into a Node Readable piped into its response. Thousands of them on one stream cost a
- * socket write each per event, and a few KB each while idle.
+ * fiber, queue or Effect Stream each: the hub hands every subscriber the same batch of events,
+ * encoded once (`Sse.encodeBatch`), and each gets one push of those bytes into a Node Readable
+ * piped into its response. Thousands of them on one stream cost a socket write each per batch,
+ * and a few KB each while idle.
  */
-
-const keepAlive = Buffer.from(": keep-alive\n\n")
-const done = Buffer.from(StreamHub.doneFrame)
-
-/** The last frames handed over, as a Buffer view: one view per batch, not one per subscriber. */
-let lastBytes: Uint8Array | undefined
-let lastBuffer: Buffer = Buffer.alloc(0)
-const asBuffer = (bytes: Uint8Array): Buffer => {
-  if (bytes !== lastBytes) {
-    lastBytes = bytes
-    lastBuffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  }
-  return lastBuffer
-}
 
 /** One subscriber's response body: the hub pushes into it, Node pipes it into the socket. */
 class SseBody extends Readable implements StreamHub.StreamSink {
@@ -41,23 +29,24 @@ class SseBody extends Readable implements StreamHub.StreamSink {
 
   override _read(): void {}
 
-  onFrames(_frames: ReadonlyArray<StreamHub.StreamFrame>, bytes: Uint8Array): void {
+  onEvents(events: ReadonlyArray<StreamHub.StreamEvent>): void {
     if (this.destroyed) return
+    const bytes = Sse.encodeBatch(events)
     // The first write is the replay, however long: a reader that cannot keep up with what
     // follows is dropped (it may reconnect with Last-Event-ID) rather than buffered without bound.
     if (this.#limit < 0) this.#limit = bytes.length + this.maxLagBytes
     else if (this.readableLength > this.#limit) return void this.destroy()
-    this.push(asBuffer(bytes))
+    this.push(bytes)
   }
 
   onEnd(): void {
     if (this.destroyed) return
-    this.push(done)
+    this.push(Sse.done)
     this.push(null)
   }
 
   heartbeat(): void {
-    if (!this.destroyed && !this.readableEnded) this.push(keepAlive)
+    if (!this.destroyed && !this.readableEnded) this.push(Sse.keepAlive)
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
@@ -76,13 +65,6 @@ export interface SseSubscribersOptions {
 }
 
 export const defaultMaxLagBytes = 1024 * 1024
-
-const headers = (threadId: string) => ({
-  "cache-control": "no-cache, no-transform",
-  "x-accel-buffering": "no",
-  "x-vercel-ai-ui-message-stream": "v1",
-  "x-thread-id": threadId,
-})
 
 /**
  * `respond(request, threadId, afterEventId)`: the SSE response of a reconnect, or 204 when there
@@ -130,8 +112,8 @@ export const make = (options: SseSubscribersOptions) =>
                 body.detach = detach
                 return HttpServerResponse.raw(body, {
                   status: 200,
-                  contentType: "text/event-stream",
-                  headers: headers(threadId),
+                  contentType: Sse.contentType,
+                  headers: Sse.headers(threadId),
                 })
               },
             }),

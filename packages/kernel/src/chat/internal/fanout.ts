@@ -1,29 +1,4 @@
-import type { StreamFrame, StreamSink } from "../StreamHub.js"
-
-const encoder = new TextEncoder()
-
-/** `id: N` + `data: <json>`: the AI SDK's UI message stream framing, with event ids. */
-export const encodeFrame = (id: number, chunk: unknown): Uint8Array =>
-  encoder.encode(`id: ${id}\ndata: ${JSON.stringify(chunk)}\n\n`)
-
-/** The frames as one buffer: what every subscriber is handed, so nothing is copied per subscriber. */
-const joinFrames = (frames: ReadonlyArray<StreamFrame>): Uint8Array => {
-  if (frames.length === 1) return frames[0]!.bytes
-  let length = 0
-  for (const frame of frames) length += frame.bytes.length
-  const joined = new Uint8Array(length)
-  let offset = 0
-  for (const frame of frames) {
-    joined.set(frame.bytes, offset)
-    offset += frame.bytes.length
-  }
-  return joined
-}
-
-interface Batch {
-  readonly frames: ReadonlyArray<StreamFrame>
-  readonly bytes: Uint8Array
-}
+import type { StreamEvent, StreamSink } from "../StreamHub.js"
 
 const noop = () => {}
 
@@ -46,15 +21,15 @@ export class Fanout {
   }
 }
 
-/** Subscribers handed the same frames at the same moments, and how far they have got. */
+/** Subscribers handed the same batches at the same moments, and how far they have got. */
 class Channel {
   readonly sinks = new Set<StreamSink>()
-  /** Frames handed to the sinks so far; the rest wait for the next flush. */
+  /** Events handed to the sinks so far; the rest wait for the next flush. */
   #delivered = 0
   #scheduled = false
 
   constructor(
-    private readonly frames: Array<StreamFrame>,
+    private readonly events: Array<StreamEvent>,
     /** 0: the next turn of the event loop (events published together still go as one batch). */
     private readonly delayMs: () => number,
   ) {}
@@ -70,35 +45,35 @@ class Channel {
   readonly flush = (): void => {
     this.#scheduled = false
     const from = this.#delivered
-    const to = this.frames.length
+    const to = this.events.length
     if (from === to) return
     this.#delivered = to
     if (this.sinks.size === 0) return
-    const frames = this.frames.slice(from, to)
-    const bytes = joinFrames(frames)
+    // One array for every sink: the `StreamSink` contract a transport encodes once per batch on.
+    const batch = this.events.slice(from, to)
     // A sink may detach itself (a subscriber too far behind) while we iterate: Set allows it.
-    for (const sink of this.sinks) sink.onFrames(frames, bytes)
+    for (const sink of this.sinks) sink.onEvents(batch)
   }
 }
 
 /**
- * One thread's stream: its encoded frames and the subscribers following it. Plain synchronous
- * code (the hub wraps it in Effects): an event costs one encoding and, per batch, one join,
- * then one call per subscriber with the same bytes.
+ * One thread's stream: its events and the subscribers following it. Plain synchronous code (the
+ * hub wraps it in Effects): an event costs one object and, per batch, one array shared by every
+ * subscriber of a channel.
  */
 export class LiveStream {
-  readonly frames: Array<StreamFrame> = []
+  readonly events: Array<StreamEvent> = []
   finished = false
   /** Streams of the kernel (the run's own response): every batch at once. */
   readonly #followers: Channel
   /** Attached transports (reconnected clients): counted, capped, coalesced under load. */
   readonly #attached: Channel
-  /** The whole stream so far as one buffer, shared by every subscriber that joins before the next event. */
-  #replay: (Batch & { readonly upTo: number }) | undefined
+  /** The whole stream so far as one batch, shared by every subscriber that joins before the next event. */
+  #replay: ReadonlyArray<StreamEvent> | undefined
 
   constructor(private readonly fanout: Fanout) {
-    this.#followers = new Channel(this.frames, () => 0)
-    this.#attached = new Channel(this.frames, () => fanout.windowMs())
+    this.#followers = new Channel(this.events, () => 0)
+    this.#attached = new Channel(this.events, () => fanout.windowMs())
   }
 
   get attachedCount(): number {
@@ -107,8 +82,7 @@ export class LiveStream {
 
   publish(chunk: unknown): void {
     if (this.finished) return
-    const id = this.frames.length + 1
-    this.frames.push({ id, bytes: encodeFrame(id, chunk) })
+    this.events.push({ id: this.events.length + 1, chunk })
     this.#followers.schedule()
     this.#attached.schedule()
   }
@@ -133,22 +107,22 @@ export class LiveStream {
    * id past the last event belongs to an earlier run of the thread: it counts as absent.
    */
   resumable(afterEventId: number | undefined): boolean {
-    return !this.finished || (afterEventId !== undefined && afterEventId <= this.frames.length)
+    return !this.finished || (afterEventId !== undefined && afterEventId <= this.events.length)
   }
 
   /**
-   * Writes `sink` the frames after `afterEventId`, then registers it for the live ones (or ends
+   * Hands `sink` the events after `afterEventId`, then registers it for the live ones (or ends
    * it, when finished). Synchronous, so no event falls between the replay and the registration.
    * `attached`: a transport's subscriber (counted and coalesced) rather than a kernel Stream.
    * Returns the function that detaches it.
    */
   attach(sink: StreamSink, afterEventId: number | undefined, attached: boolean): () => void {
     const channel = attached ? this.#attached : this.#followers
-    // Pending frames go to the channel's sinks first: the replay below includes them.
+    // Pending events go to the channel's sinks first: the replay below includes them.
     channel.flush()
-    const after = afterEventId === undefined || afterEventId > this.frames.length ? 0 : afterEventId
+    const after = afterEventId === undefined || afterEventId > this.events.length ? 0 : afterEventId
     const replay = this.replayAfter(after)
-    if (replay !== undefined) sink.onFrames(replay.frames, replay.bytes)
+    if (replay !== undefined) sink.onEvents(replay)
     if (this.finished) {
       sink.onEnd()
       return noop
@@ -160,18 +134,13 @@ export class LiveStream {
     }
   }
 
-  private replayAfter(after: number): Batch | undefined {
-    const upTo = this.frames.length
+  private replayAfter(after: number): ReadonlyArray<StreamEvent> | undefined {
+    const upTo = this.events.length
     if (after >= upTo) return undefined
-    if (after > 0) {
-      const frames = this.frames.slice(after)
-      return { frames, bytes: joinFrames(frames) }
-    }
-    // Many clients joining at once (a reload of many tabs) share one replay buffer.
-    if (this.#replay?.upTo !== upTo) {
-      const frames = this.frames.slice()
-      this.#replay = { upTo, frames, bytes: joinFrames(frames) }
-    }
+    if (after > 0) return this.events.slice(after)
+    // Many clients joining at once (a reload of many tabs) share one replay batch, so a transport
+    // encodes it once for all of them.
+    if (this.#replay?.length !== upTo) this.#replay = this.events.slice()
     return this.#replay
   }
 }

@@ -1,0 +1,77 @@
+import type { UIMessage, UIMessageChunk } from "ai"
+import { Clock, Effect, Stream } from "effect"
+import type { AnswerRecorder } from "../AnswerRecorder.js"
+import type { ModelStream } from "../ModelStream.js"
+import * as RunBounds from "../RunBounds.js"
+import type { StreamWriter } from "../StreamHub.js"
+
+export interface RunLoopSpec {
+  readonly model: ModelStream
+  /** Relays to the hub, bounded, with checkpoints; its head is relayed already. */
+  readonly answer: AnswerRecorder
+  readonly writer: StreamWriter
+  readonly bounds: RunBounds.RunBounds
+  readonly startedAt: number
+  /** Commits the answer (with `interrupted` when the run ended early). */
+  readonly commit: (
+    message: UIMessage | undefined,
+    interrupted: RunBounds.Interruption | undefined,
+  ) => Effect.Effect<void, unknown>
+  /** After the commit, before `finish` (titling a new thread). */
+  readonly afterCommit: Effect.Effect<void, unknown>
+  /** Frees the thread for the next run, once the stream finished. */
+  readonly release: Effect.Effect<void>
+}
+
+/**
+ * The rest of a run once its head went out: relays the model's chunks, holds its `finish` until
+ * the answer is committed, so a client that saw `finish` never loses the message whatever
+ * happens to the process next, then finishes the stream. A cut or a model failure ends the
+ * stream with an `error` chunk and keeps what was sent. Never fails: a defect is logged and
+ * told to the client as an `error` chunk.
+ */
+export const run = (spec: RunLoopSpec): Effect.Effect<void> => {
+  const { model, answer, writer, bounds } = spec
+  return Effect.gen(function* () {
+    yield* Effect.logInfo("chat run started")
+    let finish: UIMessageChunk | undefined
+    let interrupted: RunBounds.Interruption | undefined
+    const relayed = yield* Effect.either(
+      Stream.runForEach(model.rest, (chunk) => {
+        if (chunk.type !== "finish") return Effect.zipRight(answer.relay(chunk), answer.checkpoint)
+        finish = chunk
+        return Effect.void
+      }),
+    )
+    if (relayed._tag === "Left") {
+      const failure = relayed.left
+      if (failure._tag === "RunCut") yield* model.abandon
+      interrupted = failure._tag === "RunCut" ? failure.reason : "model-error"
+      const errorText = failure._tag === "RunCut" ? RunBounds.cutText(failure.reason, bounds) : failure.message
+      yield* writer.publish({ type: "error", errorText })
+      model.outcome.responseMessage = yield* answer.rebuild
+    }
+    yield* model.done
+    const { outcome } = model
+    if (interrupted === undefined && outcome.aborted) interrupted = "stopped"
+    yield* spec.commit(outcome.responseMessage, interrupted)
+    yield* spec.afterCommit
+    if (finish !== undefined) yield* writer.publish(finish)
+    yield* Effect.logInfo("chat run finished").pipe(
+      Effect.annotateLogs({
+        durationMs: (yield* Clock.currentTimeMillis) - spec.startedAt,
+        finishReason: interrupted ?? outcome.finishReason ?? "unknown",
+        inputTokens: outcome.usage.inputTokens ?? null,
+        outputTokens: outcome.usage.outputTokens ?? null,
+        answerBytes: answer.bytes(),
+      }),
+    )
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.logError("chat run failed", cause).pipe(
+        Effect.zipRight(writer.publish({ type: "error", errorText: "the response could not be completed" })),
+      ),
+    ),
+    Effect.ensuring(Effect.zipRight(writer.finish, spec.release)),
+  )
+}

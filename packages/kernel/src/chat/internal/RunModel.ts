@@ -1,0 +1,117 @@
+import type { ToolSet, UIMessage } from "ai"
+import { Effect, Runtime } from "effect"
+import { AppConfig } from "../../config/AppConfig.js"
+import { ModelRegistry } from "../../models/ModelRegistry.js"
+import type { StoredMessage } from "../../threads/Threads.js"
+import { ChatModelError } from "../ChatErrors.js"
+import { errorMessage, loadAi } from "../ChatMessages.js"
+import type { AssistantMetadata } from "../ChatModel.js"
+import { hasEarlierAttachments, isRequestRejection, usableHistory, withoutEarlierAttachments } from "../History.js"
+import * as ModelStream from "../ModelStream.js"
+import type * as RunBounds from "../RunBounds.js"
+import { systemPrompt } from "../SystemPrompt.js"
+
+export interface RunModelOptions {
+  readonly maxRetries: number
+  readonly bounds: RunBounds.RunBounds
+}
+
+/**
+ * The model call of a run: the operator model over the thread's history as a model can take it
+ * (malformed stored attachments left out, with a warning), opened up to its first content.
+ */
+export const make = (options: RunModelOptions) =>
+  Effect.gen(function* () {
+    const appConfig = yield* AppConfig
+    const models = yield* ModelRegistry
+    // Provider errors surface in the SDK's callbacks; log them through our logger, not stderr.
+    const runtime = yield* Effect.runtime<never>()
+    const logProviderError = (error: unknown): void => {
+      Runtime.runFork(runtime)(Effect.logWarning("model provider error", errorMessage(error)))
+    }
+
+    /** The operator model as configured now: a run keeps the model it started with. */
+    const resolve = Effect.gen(function* () {
+      const config = yield* appConfig.get
+      const resolved = yield* models
+        .languageModel(config.models.operator)
+        .pipe(Effect.mapError((error) => new ChatModelError({ message: error.message })))
+      return { config, ...resolved }
+    })
+
+    const open = (call: {
+      readonly threadId: string
+      readonly resolved: Effect.Effect.Success<typeof resolve>
+      readonly history: ReadonlyArray<StoredMessage>
+      readonly tools: ToolSet
+      readonly controller: AbortController
+      readonly startedAt: Date
+      readonly assistantId: string
+      readonly metadata: AssistantMetadata
+      readonly maxSteps: number
+    }) =>
+      Effect.gen(function* () {
+        const { threadId, resolved } = call
+        const usable = yield* usableMessages(threadId, call.history)
+        const { convertToModelMessages } = yield* Effect.promise(loadAi)
+        let providerError: unknown
+        const begin = (messages: ReadonlyArray<StoredMessage>) =>
+          Effect.gen(function* () {
+            providerError = undefined
+            const modelMessages = yield* Effect.tryPromise({
+              try: () => convertToModelMessages(messages as unknown as Array<UIMessage>, { tools: call.tools }),
+              catch: (error) => {
+                providerError = error
+                return new ChatModelError({ message: errorMessage(error) })
+              },
+            })
+            return yield* ModelStream.open({
+              model: resolved.model,
+              settings: resolved.settings,
+              system: systemPrompt(resolved.config, call.startedAt),
+              messages: modelMessages,
+              tools: call.tools,
+              maxSteps: call.maxSteps,
+              maxRetries: options.maxRetries,
+              controller: call.controller,
+              originalMessages: call.history,
+              assistantId: call.assistantId,
+              metadata: call.metadata,
+              bounds: options.bounds,
+              onProviderError: (error) => {
+                providerError = error
+                logProviderError(error)
+              },
+            })
+          })
+        // A request the provider refused because of an attachment of an earlier message (stored
+        // before validation, or of a type this model cannot take) is retried without earlier
+        // attachments: one bad file fails its own message, never every later one of the thread.
+        return yield* begin(usable).pipe(
+          Effect.catchTag("ChatModelError", (error) =>
+            isRequestRejection(providerError) && hasEarlierAttachments(usable)
+              ? Effect.zipRight(
+                  Effect.logWarning("chat: the model rejected the request; retrying without earlier attachments").pipe(
+                    Effect.annotateLogs({ threadId, error: error.message }),
+                  ),
+                  begin(withoutEarlierAttachments(usable)),
+                )
+              : Effect.fail(error),
+          ),
+        )
+      })
+
+    return { resolve, open } as const
+  })
+
+/** The history without the stored file parts a model cannot take, each logged. */
+const usableMessages = (threadId: string, history: ReadonlyArray<StoredMessage>) =>
+  Effect.gen(function* () {
+    const usable = usableHistory(history)
+    for (const part of usable.unusable) {
+      yield* Effect.logWarning("chat: a stored file part was left out of the model request").pipe(
+        Effect.annotateLogs({ threadId, messageId: part.messageId, partIndex: part.index, problem: part.problem }),
+      )
+    }
+    return usable.messages
+  })

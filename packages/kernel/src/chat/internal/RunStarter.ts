@@ -1,0 +1,143 @@
+import { Cause, Clock, Deferred, Effect, FiberSet, Option, Stream } from "effect"
+import { Ids } from "../../ids/Ids.js"
+import type { StorageError } from "../../storage/StorageError.js"
+import { type StoredMessage, Threads } from "../../threads/Threads.js"
+import { Tools } from "../../tools/Tools.js"
+import * as AnswerRecorder from "../AnswerRecorder.js"
+import type { ChatRun } from "../Chat.js"
+import { ChatBusy, type ChatModelError } from "../ChatErrors.js"
+import type { AssistantMetadata } from "../ChatModel.js"
+import type { SuspendedRun } from "../ChatRuns.js"
+import type * as RunBounds from "../RunBounds.js"
+import { StreamHub } from "../StreamHub.js"
+import * as RunLoop from "./RunLoop.js"
+import * as RunModel from "./RunModel.js"
+import type { Claim } from "./RunningRuns.js"
+import type * as RunPersistence from "./RunPersistence.js"
+import type * as ThreadNaming from "./ThreadNaming.js"
+
+export interface RunStarterOptions {
+  readonly maxRetries: number
+  readonly maxSteps: number
+  readonly checkpointMillis: number
+  readonly bounds: RunBounds.RunBounds
+}
+
+/** What a run starts from: the thread (claimed), and the history `prepare` writes and returns. */
+export interface RunStart<E> {
+  readonly threadId: string
+  readonly claimed: Claim
+  /** Writes what the run starts from (the user's message, or the owner's decisions); the history. */
+  readonly prepare: Effect.Effect<ReadonlyArray<StoredMessage>, E | StorageError>
+  /** The decided calls of the run it resumes: approved ones run. */
+  readonly decidedCalls?: SuspendedRun["calls"]
+  readonly maxSteps?: number | undefined
+}
+
+/** The tag (and, for a model failure, the message) of what failed a run: for its log line. */
+const failureOf = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.squash(cause) as { readonly _tag?: unknown; readonly message?: unknown }
+  if (failure?._tag === "ChatModelError") return `ChatModelError: ${String(failure.message)}`
+  return typeof failure?._tag === "string" ? failure._tag : Cause.isInterruptedOnly(cause) ? "interrupted" : "defect"
+}
+
+/**
+ * Starting runs. A run is a fiber of the service (`fibers`), not of the request that starts it:
+ * the request only waits for the first content (or a failure), so a client that leaves early
+ * stops nothing.
+ */
+export const make = (
+  options: RunStarterOptions,
+  services: {
+    readonly fibers: FiberSet.FiberSet
+    readonly persistence: RunPersistence.RunPersistence
+    readonly naming: ThreadNaming.ThreadNaming
+  },
+) =>
+  Effect.gen(function* () {
+    const threads = yield* Threads
+    const hub = yield* StreamHub
+    const ids = yield* Ids
+    const tools = yield* Tools
+    const runModel = yield* RunModel.make({ maxRetries: options.maxRetries, bounds: options.bounds })
+    const { fibers, persistence, naming } = services
+
+    /** Runs the model over the history and returns once the first content (or a failure) came back. */
+    const start = <E>(spec: RunStart<E>) =>
+      Effect.gen(function* () {
+        const { threadId, claimed } = spec
+        const ready = yield* Deferred.make<ChatRun, E | ChatBusy | ChatModelError | StorageError>()
+        const run = Effect.gen(function* () {
+          const history = yield* spec.prepare
+          const resolved = yield* runModel.resolve
+          const startedAt = yield* Clock.currentTimeMillis
+          const runId = yield* ids.uuid
+          const assistantId = yield* ids.uuid
+          const metadata: AssistantMetadata = { runId, threadId }
+          const approvedCalls = (spec.decidedCalls ?? []).filter((call) => call.approved === true)
+          const toolset = yield* tools.forRun({ threadId, runId, approvedCalls })
+          const model = yield* runModel.open({
+            threadId,
+            resolved,
+            history,
+            tools: toolset,
+            controller: claimed.controller,
+            startedAt: new Date(startedAt),
+            assistantId,
+            metadata,
+            maxSteps: spec.maxSteps ?? options.maxSteps,
+          })
+
+          const writer = yield* hub.open(threadId).pipe(Effect.mapError(() => new ChatBusy({ threadId })))
+          const last = history.at(-1)
+          const answer = AnswerRecorder.make({
+            publish: writer.publish,
+            save: (message) => threads.saveMessage(threadId, message),
+            continued: last?.role === "assistant" ? last : undefined,
+            metadata,
+            bounds: options.bounds,
+            checkpointMillis: options.checkpointMillis,
+            startedAt,
+          })
+          for (const chunk of model.head) {
+            yield* answer.relay(chunk).pipe(Effect.catchTag("RunCut", () => Effect.void))
+          }
+          const events = yield* hub.subscribe(threadId)
+          yield* Deferred.succeed(ready, { threadId, runId, events: Option.getOrElse(events, () => Stream.empty) })
+          yield* RunLoop.run({
+            model,
+            answer,
+            writer,
+            bounds: options.bounds,
+            startedAt,
+            commit: (message, interrupted) => persistence.saveAnswer({ threadId, runId, message, interrupted }),
+            afterCommit: naming.nameThread(threadId),
+            release: claimed.release,
+          }).pipe(Effect.annotateLogs({ threadId, runId }))
+        })
+
+        yield* FiberSet.run(
+          fibers,
+          run.pipe(
+            Effect.onError((cause) =>
+              Effect.zipRight(
+                Effect.sync(() => claimed.controller.abort()),
+                Effect.zipRight(claimed.release, Deferred.failCause(ready, cause)),
+              ),
+            ),
+            // The request answers 4xx/5xx; the log says which run and why (the error's tag and,
+            // for a model failure, the provider's message), never the conversation.
+            Effect.tapErrorCause((cause) =>
+              Effect.logWarning("chat run failed before streaming").pipe(
+                Effect.annotateLogs({ threadId, error: failureOf(cause) }),
+              ),
+            ),
+          ),
+        )
+        return yield* Deferred.await(ready)
+      })
+
+    return { start } as const
+  })
+
+export type RunStarter = Effect.Effect.Success<ReturnType<typeof make>>
