@@ -81,7 +81,7 @@ export const program = Effect.gen(function* () {
   yield* (yield* AppConfig.AppConfig).patch({ models: { operator: { provider: "local", model: "echo-1" } } })
   const chat = yield* Chat.Chat
   const run = yield* chat.send({ parts: [{ type: "text", text: "Hello kernel" }] })
-  yield* Stream.runDrain(run.frames)
+  yield* Stream.runDrain(run.events)
   const messages = yield* (yield* Threads.Threads).messages(run.threadId)
   const reply = (messages.at(-1)?.parts ?? []).find(
     (part): part is { type: "text"; text: string } => (part as { type?: unknown }).type === "text",

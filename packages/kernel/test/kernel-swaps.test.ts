@@ -115,7 +115,7 @@ const runChat = (threadId: string) =>
   Effect.gen(function* () {
     const chat = yield* Chat.Chat
     const run = yield* chat.send({ threadId, parts: [{ type: "text", text: "Hi" }] })
-    yield* Stream.runDrain(run.frames)
+    yield* Stream.runDrain(run.events)
     return run
   })
 
@@ -185,7 +185,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
           const paused = yield* runChat("t-1")
           const chat = yield* Chat.Chat
           const resumed = yield* chat.approve({ runId: paused.runId, threadId: "t-1", approved: true })
-          yield* Stream.runDrain(resumed.frames)
+          yield* Stream.runDrain(resumed.events)
           return yield* Effect.flatMap(Threads, (threads) => threads.messages("t-1"))
         }),
     )

@@ -102,7 +102,7 @@ const standIns = (prompts: Array<string>) =>
       send: (input: ChatInput) =>
         Effect.sync(() => {
           prompts.push(input.parts.map((part) => (part.type === "text" ? part.text : "")).join(""))
-          return { threadId: input.threadId ?? "thread", runId: `run-${prompts.length}`, frames: Stream.empty }
+          return { threadId: input.threadId ?? "thread", runId: `run-${prompts.length}`, events: Stream.empty }
         }),
       stop: () => Effect.succeed(false),
     } as unknown as Chat["Type"]),
