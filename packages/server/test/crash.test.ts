@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { FakeModelServer, type RecordedRequest } from "@aide/testing"
+import { FakeModelServer, parseSse, type RecordedRequest } from "@aide/testing"
 import { createTestDatabase } from "@aide/testing/effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { type AideProcess, ensureBuilt, killAll, startServer } from "./support/process.js"
@@ -87,11 +87,7 @@ const streamChat = async (
         const frame = buffered.slice(0, end)
         buffered = buffered.slice(end + 2)
         end = buffered.indexOf("\n\n")
-        const data = frame
-          .split("\n")
-          .filter((line) => line.startsWith("data: "))
-          .map((line) => line.slice(6))
-          .join("\n")
+        const data = parseSse(frame)[0]?.data ?? ""
         if (data === "") continue
         if (data === "[DONE]") {
           done = true

@@ -3,7 +3,7 @@
  * OpenAI-compatible model server on loopback, so tests drive the real AI SDK provider over HTTP.
  */
 export { FakeModelServer, type FakeModelServerOptions } from "./FakeModelServer.js"
-export { collectSse } from "./sse.js"
+export { collectSse, parseSse, type SseEvent } from "./sse.js"
 export {
   type ChatCompletionRequest,
   type ChatMessage,

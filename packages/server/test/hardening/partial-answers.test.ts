@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { FakeModelServer } from "@aide/testing"
+import { FakeModelServer, parseSse } from "@aide/testing"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { type AideProcess, ensureBuilt, killAll, startServer } from "../support/process.js"
 import { password, request } from "../support/server.js"
@@ -50,11 +50,7 @@ const readUntil = async (response: Response, enough: (text: string) => boolean) 
     buffered += decoder.decode(next.value, { stream: true })
     let end = buffered.indexOf("\n\n")
     while (end !== -1) {
-      const data = buffered
-        .slice(0, end)
-        .split("\n")
-        .find((line) => line.startsWith("data: "))
-        ?.slice(6)
+      const data = parseSse(buffered.slice(0, end))[0]?.data
       buffered = buffered.slice(end + 2)
       end = buffered.indexOf("\n\n")
       if (data === undefined || data === "[DONE]") continue

@@ -1,5 +1,5 @@
 import { TitleGenerator } from "@aide/kernel"
-import { FakeModelServer } from "@aide/testing"
+import { FakeModelServer, parseSse, type SseEvent } from "@aide/testing"
 import {
   parseJsonEventStream,
   readUIMessageStream,
@@ -57,25 +57,7 @@ export const startChatServer = async (
   }
 }
 
-export interface SseEvent {
-  readonly id: string | undefined
-  readonly data: string
-}
-
-/** Parses an SSE body into events (comments dropped). */
-export const parseSse = (text: string): Array<SseEvent> =>
-  text
-    .split("\n\n")
-    .filter((block) => block.trim() !== "")
-    .flatMap((block) => {
-      let id: string | undefined
-      const data: Array<string> = []
-      for (const line of block.split("\n")) {
-        if (line.startsWith("id: ")) id = line.slice(4)
-        else if (line.startsWith("data: ")) data.push(line.slice(6))
-      }
-      return data.length === 0 ? [] : [{ id, data: data.join("\n") }]
-    })
+export { parseSse, type SseEvent } from "@aide/testing"
 
 /** The JSON chunks of an SSE body, without the `[DONE]` terminator. */
 export const chunksOf = (text: string): Array<any> =>
