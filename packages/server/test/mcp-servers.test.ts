@@ -147,6 +147,8 @@ describe.each(storageKinds)("GET /api/mcp-servers (%s)", (storage) => {
       ["no id", { command: "x" }, "id is required (a non-empty string)"],
       ["an empty id", { id: "", command: "x" }, "id is required (a non-empty string)"],
       ["a non-string id", { id: 7, command: "x" }, "id is required (a non-empty string)"],
+      // The config keeps no server under it: refused, not a 500 "missing after creation".
+      ["the id __proto__", { id: "__proto__", command: "x" }, 'id "__proto__" is reserved'],
       ["neither command nor url", { id: "n" }, "mcpServers.n: needs a command (stdio) or a url (http)"],
       ["an invalid url", { id: "u", url: "ftp://x" }, "mcpServers.u.url: must be an http(s) URL"],
       ["an unknown field", { id: "f", command: "x", colour: "red" }, /^mcpServers\.f\.colour: unknown key/],

@@ -10,10 +10,18 @@ import * as Problems from "../validation/Problems.js"
  */
 
 const idRequired = "id is required (a non-empty string)"
+/** JSON may carry it, but the config keeps no server under it (a merge patch ignores the key). */
+const reservedId = "__proto__"
+const idReserved = `id ${JSON.stringify(reservedId)} is reserved`
 
 const fields = Schema.extend(
   Schema.Struct({
-    id: Schema.propertySignature(Schema.String.pipe(Schema.minLength(1))).annotations({
+    id: Schema.propertySignature(
+      Schema.String.pipe(
+        Schema.minLength(1),
+        Schema.filter((id) => id !== reservedId),
+      ),
+    ).annotations({
       description: "The server's id: its key under mcpServers",
     }),
   }),
@@ -26,6 +34,7 @@ const describe = (input: unknown) => {
   if (!MergePatch.isJsonObject(input)) return "request body must be a JSON object"
   const id = input.id
   if (typeof id !== "string" || id === "") return idRequired
+  if (id === reservedId) return idReserved
   const problems = problemsOf(input).map((issue) => ({
     ...issue,
     path: ["mcpServers", id, ...issue.path],
