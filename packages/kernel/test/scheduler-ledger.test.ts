@@ -7,6 +7,7 @@ import { Inbox } from "../src/inbox/Inbox.js"
 import * as ModelRegistry from "../src/models/ModelRegistry.js"
 import { type ClaimRequest, RunLedger, type RunRecord, type TaskState } from "../src/scheduler/RunLedger.js"
 import * as Scheduler from "../src/scheduler/Scheduler.js"
+import { StorageError } from "../src/storage/StorageError.js"
 import { Threads } from "../src/threads/Threads.js"
 import { advanceTo, eventually, settle } from "./support/scheduler.js"
 
@@ -26,6 +27,8 @@ class MemoryLedger {
   readonly forgotten: Array<string> = []
   /** Answers every claim as already won elsewhere (another replica). */
   refuseClaims = false
+  /** How many `forgetTask` calls fail (a database hiccup) before they work again. */
+  failingForgets = 0
 
   readonly service = RunLedger.of({
     states: Effect.sync(() => new Map(this.states)),
@@ -81,10 +84,15 @@ class MemoryLedger {
     pruneFinished: (now, keepMillis) =>
       Effect.sync(() => void this.housekeeping.push(`pruneFinished ${new Date(now).toISOString()} ${keepMillis}`)),
     forgetTask: (taskId) =>
-      Effect.sync(() => {
-        this.forgotten.push(taskId)
-        this.states.delete(taskId)
-      }),
+      this.failingForgets > 0
+        ? Effect.suspend(() => {
+            this.failingForgets--
+            return Effect.fail(new StorageError({ message: "forgetting a task failed" }))
+          })
+        : Effect.sync(() => {
+            this.forgotten.push(taskId)
+            this.states.delete(taskId)
+          }),
     runs: (taskId) =>
       Effect.sync(() =>
         [...this.records.values()]
@@ -162,6 +170,34 @@ describe("a RunLedger given to Scheduler.layer", () => {
           "the ledger forgets the removed task",
         )
         expect((yield* scheduler.list).tasks).toEqual([])
+      }).pipe(Effect.provide(schedulerOn(ledger, prompts)))
+    }),
+  )
+
+  it.scoped("a config change it fails to record is retried a minute later; the loop goes on firing", () =>
+    Effect.gen(function* () {
+      const ledger = new MemoryLedger()
+      const prompts: Array<string> = []
+      yield* TestClock.setTime(at("2026-01-01T08:00:30Z"))
+      yield* Effect.gen(function* () {
+        const scheduler = yield* Scheduler.Scheduler
+        yield* scheduler.create({ name: "Hourly", prompt: "Check the weather", cron: "0 * * * *" })
+        const doomed = yield* scheduler.create({ name: "Doomed", prompt: "Never", cron: "30 * * * *" })
+        yield* settle
+        ledger.failingForgets = 1
+        yield* scheduler.delete(doomed.id)
+        // The removal reaches the ledger on the retry, a minute after the failed attempt.
+        yield* advanceTo(at("2026-01-01T08:01:30Z"))
+        yield* eventually(
+          Effect.sync(() => ledger.forgotten.includes(doomed.id)),
+          "the removed task is forgotten on the retry",
+        )
+        yield* advanceTo(at("2026-01-01T09:00:00Z"))
+        yield* eventually(
+          Effect.sync(() => prompts.includes("Check the weather")),
+          "the other task still fires",
+        )
+        expect(prompts).toEqual(["Check the weather"])
       }).pipe(Effect.provide(schedulerOn(ledger, prompts)))
     }),
   )

@@ -1,7 +1,6 @@
 import { Clock, Duration, Effect, FiberMap, Queue } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
-import type { StorageError } from "../../storage/StorageError.js"
 import { type Entry, heartbeatActive, heartbeatEntry, heartbeatOf, movedCursor, taskEntry } from "../DueTimes.js"
 import { heartbeatTaskId } from "../ScheduleModel.js"
 import type { Firing } from "./firing.js"
@@ -10,14 +9,15 @@ import type { RuntimeState } from "./runtimeState.js"
 
 /**
  * The firing loop: one fiber computes every due time, fires what is due and sleeps on Effect's
- * `Clock` until the next one, woken early by config changes and finished runs. A failed pass is
- * logged and retried a minute later; only failing to record a config change ends the loop.
+ * `Clock` until the next one, woken early by config changes and finished runs. A failed pass, or
+ * a config change that could not be recorded, is logged and retried a minute later: the loop
+ * itself never ends (a database hiccup must not silence every schedule until a restart).
  */
 export const make = (
   state: RuntimeState,
   firing: Firing,
   retirement: Retirement,
-): Effect.Effect<never, StorageError, AppConfig> =>
+): Effect.Effect<never, never, AppConfig> =>
   Effect.gen(function* () {
     const appConfig = yield* AppConfig
 
@@ -86,15 +86,26 @@ export const make = (
       // Wake-ups from before this read are answered by it; later ones wake the sleep below.
       yield* Queue.takeAll(state.wakeUpSignal)
       const config = yield* appConfig.get
-      if (config !== previous) {
-        yield* reconcile(previous, config, yield* Clock.currentTimeMillis)
-        previous = config
-      }
-      const wake = yield* tick(config).pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.as(Effect.logError("scheduler: tick failed; retrying in a minute", cause), 0),
-        ),
-      )
+      const reconciled =
+        config === previous ||
+        (yield* reconcile(previous, config, yield* Clock.currentTimeMillis).pipe(
+          Effect.as(true),
+          Effect.catchAllCause((cause) =>
+            Effect.as(
+              Effect.logError("scheduler: applying a config change failed; retrying in a minute", cause),
+              false,
+            ),
+          ),
+        ))
+      // Unapplied, the change is tried again (from the same `previous`) on the next pass.
+      if (reconciled) previous = config
+      const wake = reconciled
+        ? yield* tick(config).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.as(Effect.logError("scheduler: tick failed; retrying in a minute", cause), 0),
+            ),
+          )
+        : 0
       const now = yield* Clock.currentTimeMillis
       const delay = wake === 0 ? 60_000 : wake - now
       if (delay === Number.POSITIVE_INFINITY) yield* Queue.take(state.wakeUpSignal)
