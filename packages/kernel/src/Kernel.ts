@@ -26,6 +26,9 @@ import * as McpOAuth from "./mcp/McpOAuth.js"
 import type { McpOAuthStore } from "./mcp/McpOAuthStore.js"
 import * as McpRegistry from "./mcp/McpRegistry.js"
 import * as SqlMcpOAuthStore from "./mcp/SqlMcpOAuthStore.js"
+import * as Memory from "./memory/Memory.js"
+import type { MemoryStore } from "./memory/MemoryStore.js"
+import * as SqlMemoryStore from "./memory/SqlMemoryStore.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
 import type { RunLedger } from "./scheduler/RunLedger.js"
@@ -72,6 +75,7 @@ export type ServiceRequirements =
   | InboxStore
   | McpOAuthStore
   | RunLedger
+  | MemoryStore
   | AccessTokens.AccessTokens
   | PasswordHasher.PasswordHasher
   | RateLimiter.RateLimiter
@@ -92,6 +96,7 @@ export type Services =
   | Inbox.Inbox
   | McpRegistry.McpRegistry
   | McpOAuth.McpOAuth
+  | Memory.Memory
   | Scheduler.Scheduler
 
 /**
@@ -119,7 +124,7 @@ export const services = (options: ServicesOptions = {}): Layer.Layer<Services, S
   const builtinTools = Layer.mergeAll(BuiltinTools.layer.pipe(Layer.provide(inbox)), options.tools ?? Layer.empty)
   // Runs prompts through chat and delivers to the inbox; neither of them knows the scheduler.
   const scheduler = Scheduler.layer(options.scheduler).pipe(Layer.provide([chat, inbox]))
-  return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler).pipe(
+  return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler, Memory.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(auth, AppConfig.layer, ToolRegistry.layer)),
   )
 }
@@ -146,6 +151,8 @@ export interface KernelOptions extends ServicesOptions {
   readonly mcpOAuthStore?: Layer.Layer<McpOAuthStore, StorageError>
   /** The scheduler's run ledger and per-task state; default `SqlRunLedger.layer`. */
   readonly runLedger?: Layer.Layer<RunLedger, StorageError>
+  /** Working memory (and, later, observations); default `SqlMemoryStore.layer`. */
+  readonly memoryStore?: Layer.Layer<MemoryStore, StorageError>
   /** Access-token key (≥ 32 bytes); default: generated once into `<dataDir>/jwt-secret` (0600). */
   readonly signingSecret?: Redacted.Redacted<Uint8Array>
   /** Access tokens; default HS256 JWTs signed with `signingSecret` (`AccessTokens.layer`). */
@@ -180,9 +187,18 @@ export type KernelError = StorageError | SigningSecret.SigningSecretError
  * some store is SQL: an embedder replacing them all never touches `dataDir/aide.db`.
  */
 const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
-  const { authStore, configStore, threads, chatRuns, inboxStore, mcpOAuthStore, runLedger } = options
-  if (authStore && configStore && threads && chatRuns && inboxStore && mcpOAuthStore && runLedger) {
-    const stores = Layer.mergeAll(authStore, configStore, threads, chatRuns, inboxStore, mcpOAuthStore, runLedger)
+  const { authStore, configStore, threads, chatRuns, inboxStore, mcpOAuthStore, runLedger, memoryStore } = options
+  if (authStore && configStore && threads && chatRuns && inboxStore && mcpOAuthStore && runLedger && memoryStore) {
+    const stores = Layer.mergeAll(
+      authStore,
+      configStore,
+      threads,
+      chatRuns,
+      inboxStore,
+      mcpOAuthStore,
+      runLedger,
+      memoryStore,
+    )
     return Layer.merge(stores, ids)
   }
   const stores = Layer.mergeAll(
@@ -193,6 +209,7 @@ const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
     inboxStore ?? SqlInboxStore.layer,
     mcpOAuthStore ?? SqlMcpOAuthStore.layer,
     runLedger ?? SqlRunLedger.layer,
+    memoryStore ?? SqlMemoryStore.layer,
   )
   const storage = options.storage ?? SqliteStorage.layer({ filename: Path.join(options.dataDir, "aide.db") })
   return Layer.provideMerge(stores, Layer.merge(storage, ids))

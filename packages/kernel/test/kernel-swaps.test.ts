@@ -24,6 +24,9 @@ import * as Kernel from "../src/Kernel.js"
 import * as McpOAuth from "../src/mcp/McpOAuth.js"
 import { McpOAuthStore } from "../src/mcp/McpOAuthStore.js"
 import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
+import * as Memory from "../src/memory/Memory.js"
+import * as MemoryStore from "../src/memory/MemoryStore.js"
+import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 import { ModelRegistry } from "../src/models/ModelRegistry.js"
 import * as RateLimiter from "../src/ratelimit/RateLimiter.js"
 import * as RunLedger from "../src/scheduler/RunLedger.js"
@@ -306,6 +309,22 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
     expect(calls.length).toBeGreaterThan(0)
   })
 
+  it("memoryStore: working memory is kept in the MemoryStore given", async () => {
+    const calls: Calls = []
+    const content = await withKernel(
+      { memoryStore: spy(MemoryStore.MemoryStore, SqlMemoryStore.layer.pipe(Layer.provide(ownDatabase)), calls) },
+      () =>
+        Effect.gen(function* () {
+          yield* (yield* AppConfig.AppConfig).patch({ memory: { workingMemory: { enabled: true } } })
+          const memory = yield* Memory.Memory
+          yield* memory.editWorkingMemory({ kind: "append", text: "- likes tea" })
+          return yield* memory.workingMemory
+        }),
+    )
+    expect(calls).toEqual(expect.arrayContaining(["readWorking", "writeWorking"]))
+    expect(content).toBe("- likes tea")
+  })
+
   it("storage: with every store replaced, the kernel never opens its SQLite file", async () => {
     const exists = await withKernel(
       {
@@ -316,6 +335,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
         inboxStore: SqlInboxStore.layer.pipe(Layer.provide(ownDatabase)),
         mcpOAuthStore: SqlMcpOAuthStore.layer.pipe(Layer.provide(ownDatabase)),
         runLedger: SqlRunLedger.layer.pipe(Layer.provide(ownDatabase)),
+        memoryStore: SqlMemoryStore.layer.pipe(Layer.provide(ownDatabase)),
       },
       (dataDir) =>
         Effect.gen(function* () {

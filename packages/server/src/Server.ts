@@ -13,6 +13,7 @@ import * as ConfigHandlers from "./handlers/ConfigHandlers.js"
 import * as InboxHandlers from "./handlers/InboxHandlers.js"
 import * as McpHandlers from "./handlers/McpHandlers.js"
 import * as McpOAuthHandlers from "./handlers/McpOAuthHandlers.js"
+import * as MemoryHandlers from "./handlers/MemoryHandlers.js"
 import * as ModelsHandlers from "./handlers/ModelsHandlers.js"
 import * as ScheduleHandlers from "./handlers/ScheduleHandlers.js"
 import * as StatusHandlers from "./handlers/StatusHandlers.js"
@@ -103,6 +104,7 @@ export const apiLayer = (options: ServerOptions) =>
       ScheduleHandlers.layer,
       McpHandlers.layer,
       McpOAuthHandlers.layer,
+      MemoryHandlers.layer,
     ]),
     Layer.provide([Authentication.layer, RateLimit.layer({ trustProxy: options.trustProxy })]),
   )

@@ -99,6 +99,8 @@ const plans: Record<string, Plan> = {
     order: 10,
   },
   [`docs/configuration.md: ${corsStart}`]: { kind: "start" },
+  "docs/memory.md: curl -s -X PATCH $API/api/config -H \"authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\":
+    { kind: "tour", order: 11 },
 }
 
 /** Blocks keyed uniquely: a second block with the same first line gets " (2)", and so on. */

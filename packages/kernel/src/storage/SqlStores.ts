@@ -11,6 +11,8 @@ import type { InboxStore } from "../inbox/InboxStore.js"
 import * as SqlInboxStore from "../inbox/SqlInboxStore.js"
 import type { McpOAuthStore } from "../mcp/McpOAuthStore.js"
 import * as SqlMcpOAuthStore from "../mcp/SqlMcpOAuthStore.js"
+import type { MemoryStore } from "../memory/MemoryStore.js"
+import * as SqlMemoryStore from "../memory/SqlMemoryStore.js"
 import type { RunLedger } from "../scheduler/RunLedger.js"
 import * as SqlRunLedger from "../scheduler/SqlRunLedger.js"
 import * as SqlThreads from "../threads/SqlThreads.js"
@@ -18,7 +20,7 @@ import type { Threads } from "../threads/Threads.js"
 import type { StorageError } from "./StorageError.js"
 
 /** Every store the kernel's services keep their data in. */
-export type Stores = AuthStore | ConfigStore | Threads | ChatRuns | InboxStore | McpOAuthStore | RunLedger
+export type Stores = AuthStore | ConfigStore | Threads | ChatRuns | InboxStore | McpOAuthStore | RunLedger | MemoryStore
 
 /**
  * Every store on one `SqlClient` (SQLite or PostgreSQL), the schema migrated first: give it a
@@ -33,4 +35,5 @@ export const layer: Layer.Layer<Stores, StorageError, SqlClient.SqlClient | Ids>
   SqlInboxStore.layer,
   SqlMcpOAuthStore.layer,
   SqlRunLedger.layer,
+  SqlMemoryStore.layer,
 )

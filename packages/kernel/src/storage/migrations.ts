@@ -309,6 +309,27 @@ const chatRunsOwnStore = Effect.gen(function* () {
   })
 })
 
+/**
+ * Working memory: one markdown document per scope, versioned (writes are compare-and-set on
+ * `version`), and the last versions of each for undoing a bad edit.
+ */
+const workingMemoryTables = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE working_memory (
+    scope TEXT PRIMARY KEY,
+    content TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    updated_at TEXT NOT NULL
+  )`
+  yield* sql`CREATE TABLE working_memory_versions (
+    scope TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (scope, version)
+  )`
+})
+
 export const loader = Migrator.fromRecord({
   "0001_auth": authTables,
   "0002_config": configTable,
@@ -321,6 +342,7 @@ export const loader = Migrator.fromRecord({
   "0009_config_rejected": configRejectedTable,
   "0010_auth_credential_generation": credentialGeneration,
   "0011_chat_runs_own_store": chatRunsOwnStore,
+  "0012_working_memory": workingMemoryTables,
 })
 
 /** Runs pending migrations; safe to call at every start (applied ones are recorded). */

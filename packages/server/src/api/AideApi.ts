@@ -7,6 +7,7 @@ import { ConfigApi } from "./ConfigApi.js"
 import { InboxApi, ScheduleDestinationsApi } from "./InboxApi.js"
 import { McpApi } from "./McpApi.js"
 import { McpOAuthApi } from "./McpOAuthApi.js"
+import { MemoryApi } from "./MemoryApi.js"
 import { ModelsApi } from "./ModelsApi.js"
 import { documentRateLimitHeaders } from "./OpenApiHeaders.js"
 import { ScheduleApi } from "./ScheduleApi.js"
@@ -27,6 +28,7 @@ export class AideApi extends HttpApi.make("aide")
   .add(ScheduleApi)
   .add(McpApi)
   .add(McpOAuthApi)
+  .add(MemoryApi)
   .addError(BadRequest.Wire)
   .addError(Unauthorized.Wire)
   .addError(NotFound.Wire)
