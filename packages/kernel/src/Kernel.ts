@@ -124,7 +124,9 @@ export const services = (options: ServicesOptions = {}): Layer.Layer<Services, S
   const builtinTools = Layer.mergeAll(BuiltinTools.layer.pipe(Layer.provide(inbox)), options.tools ?? Layer.empty)
   // Runs prompts through chat and delivers to the inbox; neither of them knows the scheduler.
   const scheduler = Scheduler.layer(options.scheduler).pipe(Layer.provide([chat, inbox]))
-  return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler, Memory.layer).pipe(
+  return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler).pipe(
+    // Chat reads working memory into the system prompt; the built-in tools edit it.
+    Layer.provideMerge(Memory.layer),
     Layer.provideMerge(Layer.mergeAll(auth, AppConfig.layer, ToolRegistry.layer)),
   )
 }

@@ -8,6 +8,8 @@ import * as StreamHub from "../../src/chat/StreamHub.js"
 import * as TitleGenerator from "../../src/chat/TitleGenerator.js"
 import * as AppConfig from "../../src/config/AppConfig.js"
 import * as Ids from "../../src/ids/Ids.js"
+import * as Memory from "../../src/memory/Memory.js"
+import * as SqlMemoryStore from "../../src/memory/SqlMemoryStore.js"
 import { ModelRegistry } from "../../src/models/ModelRegistry.js"
 import * as SqlThreads from "../../src/threads/SqlThreads.js"
 import { type StoredMessage, Threads } from "../../src/threads/Threads.js"
@@ -124,6 +126,7 @@ export const chatKernel = (options: Chat.ChatOptions = {}) =>
         Ids.layer,
         Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
         SqlChatRuns.layer,
+        Memory.layer.pipe(Layer.provide(SqlMemoryStore.layer)),
       ),
     ),
     Layer.provideMerge(

@@ -1,6 +1,7 @@
 import type { ToolSet, UIMessage } from "ai"
 import { Effect, Runtime } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
+import { Memory } from "../../memory/Memory.js"
 import { ModelRegistry } from "../../models/ModelRegistry.js"
 import type { StoredMessage } from "../../threads/Threads.js"
 import { ChatModelError } from "../ChatErrors.js"
@@ -24,6 +25,7 @@ export const make = (options: RunModelOptions) =>
   Effect.gen(function* () {
     const appConfig = yield* AppConfig
     const models = yield* ModelRegistry
+    const memory = yield* Memory
     // Provider errors surface in the SDK's callbacks; log them through our logger, not stderr.
     const runtime = yield* Effect.runtime<never>()
     const logProviderError = (error: unknown): void => {
@@ -36,7 +38,13 @@ export const make = (options: RunModelOptions) =>
       const resolved = yield* models
         .languageModel(config.models.operator)
         .pipe(Effect.mapError((error) => new ChatModelError({ message: error.message })))
-      return { config, ...resolved }
+      // Memory that cannot be read leaves this answer without it; it never fails the chat.
+      const workingMemory = yield* memory.workingMemory.pipe(
+        Effect.catchAll((error) =>
+          Effect.as(Effect.logWarning("chat: working memory could not be read; answering without it", error), null),
+        ),
+      )
+      return { config, workingMemory, ...resolved }
     })
 
     const open = (call: {
@@ -68,7 +76,7 @@ export const make = (options: RunModelOptions) =>
             return yield* ModelStream.open({
               model: resolved.model,
               settings: resolved.settings,
-              system: systemPrompt(resolved.config, call.startedAt),
+              system: systemPrompt(resolved.config, call.startedAt, resolved.workingMemory),
               messages: modelMessages,
               tools: call.tools,
               maxSteps: call.maxSteps,
