@@ -2,7 +2,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { type Context, Duration, Effect, Layer, Redacted, Stream } from "effect"
+import { type Context, Duration, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import * as AccessTokens from "../src/auth/AccessTokens.js"
 import * as Auth from "../src/auth/Auth.js"
@@ -282,6 +282,19 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
     expect(titles).toContain("generate")
     expect(models).toContain("languageModel")
     expect(run.runId).toMatch(/^id-\d+$/)
+  })
+
+  it("titles: a TitleGenerator reading the config gets the services' own AppConfig (one instance)", async () => {
+    let seen: unknown
+    const titles = Layer.effect(
+      TitleGenerator.TitleGenerator,
+      Effect.map(AppConfig.AppConfig, (config) => {
+        seen = config
+        return { generate: () => Effect.succeed(Option.none()) }
+      }),
+    )
+    const services = await withKernel({ titles }, () => AppConfig.AppConfig)
+    expect(seen).toBe(services)
   })
 
   it("rateLimiter: the RateLimiter given is the one the kernel provides", async () => {
