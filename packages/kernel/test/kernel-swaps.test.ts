@@ -1,5 +1,6 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { singleModelRegistry } from "@aide/testing/effect"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { type Context, Duration, Effect, Layer, Option, Redacted, Stream } from "effect"
@@ -80,14 +81,7 @@ const spy = <I, S extends object, E, R>(tag: Context.Tag<I, S>, layer: Layer.Lay
 const ownDatabase = Layer.orDie(SqliteStorage.layer({ filename: ":memory:" }))
 
 const model = scriptedModel(answer("Hello ", "there"), answer("Second"))
-const fixedModels = Layer.succeed(
-  ModelRegistry,
-  ModelRegistry.of({
-    providerIds: [],
-    providers: Effect.succeed([]),
-    languageModel: () => Effect.succeed({ model, settings: {} }),
-  }),
-)
+const fixedModels = singleModelRegistry(model)
 
 const client = { userAgent: "vitest", ip: "127.0.0.1" }
 
@@ -174,14 +168,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
       {
         threads: MemoryThreads.layer.pipe(Layer.provide(Ids.layer)),
         tools: deleteTool,
-        modelRegistry: Layer.succeed(
-          ModelRegistry,
-          ModelRegistry.of({
-            providerIds: [],
-            providers: Effect.succeed([]),
-            languageModel: () => Effect.succeed({ model: toolModel, settings: {} }),
-          }),
-        ),
+        modelRegistry: singleModelRegistry(toolModel),
       },
       () =>
         Effect.gen(function* () {

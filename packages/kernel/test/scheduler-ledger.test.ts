@@ -124,9 +124,13 @@ const standIns = (prompts: Array<string>) =>
   )
 
 /** The scheduler's own Layer given `ledger`, on memory only: its type says it needs nothing more. */
-const schedulerOn = (ledger: MemoryLedger, prompts: Array<string>): Layer.Layer<Scheduler.Scheduler> =>
+const schedulerOn = (
+  ledger: MemoryLedger,
+  prompts: Array<string>,
+  options?: Scheduler.SchedulerOptions,
+): Layer.Layer<Scheduler.Scheduler> =>
   Layer.orDie(
-    Scheduler.layer().pipe(
+    Scheduler.layer(options).pipe(
       Layer.provide([
         Layer.succeed(RunLedger, ledger.service),
         AppConfig.layerMemory.pipe(Layer.provide(ModelRegistry.layer({ env: {} }))),
@@ -250,14 +254,7 @@ describe("a RunLedger given to Scheduler.layer", () => {
       yield* TestClock.setTime(at("2026-01-01T08:00:00Z"))
       yield* Effect.provide(
         Scheduler.Scheduler,
-        Scheduler.layer({ runTimeout: "2 minutes", ledgerRetention: "7 days" }).pipe(
-          Layer.provide([
-            Layer.succeed(RunLedger, ledger.service),
-            AppConfig.layerMemory.pipe(Layer.provide(ModelRegistry.layer({ env: {} }))),
-            Ids.layer,
-            standIns([]),
-          ]),
-        ),
+        schedulerOn(ledger, [], { runTimeout: "2 minutes", ledgerRetention: "7 days" }),
       )
       // A run of another process counts as abandoned a minute after its timeout.
       expect(ledger.housekeeping).toEqual([

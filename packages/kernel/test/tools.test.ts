@@ -186,6 +186,39 @@ describe("built-in tools", () => {
       })
     }).pipe(Effect.provide(builtins)),
   )
+
+  it.effect(
+    "update_working_memory is offered only while working memory is on, and edits by append and exact replace",
+    () =>
+      Effect.gen(function* () {
+        const config = yield* AppConfig.AppConfig
+        yield* config.patch({ memory: { workingMemory: { enabled: false } } })
+        expect(Object.keys(yield* (yield* Tools).forRun({ threadId: "t", runId: "r" }))).not.toContain(
+          "update_working_memory",
+        )
+
+        yield* config.patch({ memory: { workingMemory: { enabled: true } } })
+        const toolset = yield* (yield* Tools).forRun({ threadId: "t", runId: "r" })
+        const call = (input: unknown) =>
+          Effect.promise(() => Promise.resolve(toolset.update_working_memory!.execute!(input, callOptions("c"))))
+        yield* call({ action: "append", text: "- likes tea" })
+        yield* call({ action: "append", text: "- lives in Oslo" })
+        yield* call({ action: "replace", search: "Oslo", replacement: "Bergen" })
+        expect(yield* (yield* Memory.Memory).workingMemory).toBe("- likes tea\n- lives in Bergen")
+        // A refused edit reaches the model as a tool error with the reason.
+        const refused = yield* Effect.either(
+          Effect.tryPromise(() =>
+            Promise.resolve(
+              toolset.update_working_memory!.execute!(
+                { action: "replace", search: "Paris", replacement: "x" },
+                callOptions("d"),
+              ),
+            ),
+          ),
+        )
+        expect(String(refused._tag === "Left" ? refused.left.error : "")).toContain("not in working memory")
+      }).pipe(Effect.provide(builtins)),
+  )
 })
 
 describe("TypedTool.make", () => {
@@ -254,47 +287,5 @@ describe("TypedTool.make", () => {
         resolveDestination: () => Effect.succeed("web"),
       }),
     ),
-  )
-})
-
-describe("update_working_memory", () => {
-  const inbox = SqlInbox.layerWith({}).pipe(
-    Layer.provide(Ids.layer),
-    Layer.provideMerge(ChannelRegistry.layer),
-    Layer.provideMerge(tempSqliteStorageLayer),
-  )
-  const builtins = Layer.mergeAll(BuiltinTools.layer, ToolsModule.layer).pipe(
-    Layer.provideMerge(Memory.layer.pipe(Layer.provideMerge(SqlMemoryStore.layer))),
-    Layer.provideMerge(Layer.mergeAll(ToolRegistry.layer, configMemory, inbox)),
-  )
-  const run = { threadId: "t", runId: "r" }
-
-  it.effect("is offered only while working memory is on, and edits it by append and exact replace", () =>
-    Effect.gen(function* () {
-      const config = yield* AppConfig.AppConfig
-      yield* config.patch({ memory: { workingMemory: { enabled: false } } })
-      expect(Object.keys(yield* (yield* Tools).forRun(run))).not.toContain("update_working_memory")
-
-      yield* config.patch({ memory: { workingMemory: { enabled: true } } })
-      const toolset = yield* (yield* Tools).forRun(run)
-      const call = (input: unknown) =>
-        Effect.promise(() => Promise.resolve(toolset.update_working_memory!.execute!(input, callOptions("c"))))
-      yield* call({ action: "append", text: "- likes tea" })
-      yield* call({ action: "append", text: "- lives in Oslo" })
-      yield* call({ action: "replace", search: "Oslo", replacement: "Bergen" })
-      expect(yield* (yield* Memory.Memory).workingMemory).toBe("- likes tea\n- lives in Bergen")
-      // A refused edit reaches the model as a tool error with the reason.
-      const refused = yield* Effect.either(
-        Effect.tryPromise(() =>
-          Promise.resolve(
-            toolset.update_working_memory!.execute!(
-              { action: "replace", search: "Paris", replacement: "x" },
-              callOptions("d"),
-            ),
-          ),
-        ),
-      )
-      expect(String(refused._tag === "Left" ? refused.left.error : "")).toContain("not in working memory")
-    }).pipe(Effect.provide(builtins)),
   )
 })

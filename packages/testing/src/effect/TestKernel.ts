@@ -4,6 +4,17 @@ import type { SqlClient } from "@effect/sql"
 import type { LanguageModel } from "ai"
 import { Effect, Layer, Redacted } from "effect"
 
+/** A `ModelRegistry` answering every selection with `model` (and listing no provider). */
+export const singleModelRegistry = (model: LanguageModel): Layer.Layer<ModelRegistry.ModelRegistry> =>
+  Layer.succeed(
+    ModelRegistry.ModelRegistry,
+    ModelRegistry.ModelRegistry.of({
+      providerIds: [],
+      providers: Effect.succeed([]),
+      languageModel: () => Effect.succeed({ model, settings: {} }),
+    }),
+  )
+
 export interface TestKernelOptions extends Partial<Kernel.KernelOptions> {
   readonly dataDir: string
   /** The model every selection resolves to (an AI SDK mock model, or a provider pointed at `FakeModelServer`). */
@@ -25,18 +36,7 @@ export const testKernel = (
     signingSecret: Redacted.make(new Uint8Array(32).fill(7)),
     passwordHasher: PasswordHasher.layerTest,
     titles: TitleGenerator.layerFallback,
-    ...(model === undefined
-      ? {}
-      : {
-          modelRegistry: Layer.succeed(
-            ModelRegistry.ModelRegistry,
-            ModelRegistry.ModelRegistry.of({
-              providerIds: [],
-              providers: Effect.succeed([]),
-              languageModel: () => Effect.succeed({ model, settings: {} }),
-            }),
-          ),
-        }),
+    ...(model === undefined ? {} : { modelRegistry: singleModelRegistry(model) }),
     ...rest,
     chat: { maxRetries: 0, ...rest.chat },
     storage,

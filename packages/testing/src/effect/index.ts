@@ -12,4 +12,4 @@ export {
   testDatabaseUrl,
 } from "./Databases.js"
 export { eventually, until } from "./Eventually.js"
-export { type TestKernelOptions, testKernel } from "./TestKernel.js"
+export { singleModelRegistry, type TestKernelOptions, testKernel } from "./TestKernel.js"
