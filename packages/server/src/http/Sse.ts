@@ -40,19 +40,9 @@ const encodeShared = (event: StreamHub.StreamEvent): Uint8Array => {
   return bytes
 }
 
-/** Frames as one buffer: one socket write (`writev`) instead of one per frame. */
-export const join = (frames: ReadonlyArray<Uint8Array>): Uint8Array => {
-  if (frames.length === 1) return frames[0]!
-  let length = 0
-  for (const bytes of frames) length += bytes.length
-  const joined = new Uint8Array(length)
-  let offset = 0
-  for (const bytes of frames) {
-    joined.set(bytes, offset)
-    offset += bytes.length
-  }
-  return joined
-}
+/** Frames as one buffer: one socket write (`writev`) instead of one per frame; a single frame is not copied. */
+export const join = (frames: ReadonlyArray<Uint8Array>): Uint8Array =>
+  frames.length === 1 ? frames[0]! : Buffer.concat(frames)
 
 /**
  * The frames of a batch of events handed to subscribers, joined, as a Node Buffer (a view,
