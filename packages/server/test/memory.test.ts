@@ -28,7 +28,7 @@ describe.each(storageKinds)("working memory over HTTP (%s)", (storage) => {
     const refused = await working({ method: "PUT", body: { content: "# Notes" } })
     expect(refused).toMatchObject({
       status: 409,
-      body: { error: "Working memory is disabled (memory.workingMemory.enabled is false)" },
+      body: { error: "Working memory is disabled (memory.enabled or memory.workingMemory.enabled is false)" },
     })
     expect((await enable(true)).status).toBe(200)
     expect((await working()).body).toEqual({ content: null })

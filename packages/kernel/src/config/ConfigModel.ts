@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { cronProblem } from "../scheduler/Cron.js"
 import * as Problems from "../validation/Problems.js"
+import { MemoryConfig, memoryDefaults } from "./MemoryConfig.js"
 import * as MergePatch from "./MergePatch.js"
 
 /**
@@ -262,23 +263,7 @@ export const AppConfigDocument = Schema.Struct({
     }),
     "Per plugin id: enabled, and the fields the plugin declares",
   ),
-  memory: field(
-    section({
-      semanticRecall: field(
-        section({
-          enabled: field(Schema.Boolean, "Whether semantic recall is on"),
-          /** `provider/model` of the embedding model, e.g. `openai/text-embedding-3-small`. */
-          embedder: optional(NonEmptyString, "`provider/model` of the embedding model"),
-        }),
-        "Semantic recall settings",
-      ),
-      workingMemory: field(
-        section({ enabled: field(Schema.Boolean, "Whether working memory is on") }),
-        "Working memory settings",
-      ),
-    }),
-    "Memory settings",
-  ),
+  memory: field(MemoryConfig, "Memory: working, observational, semantic recall (docs/memory.md)"),
   schedule: field(
     section({
       enabled: field(Schema.Boolean, "Master switch: off, no task or heartbeat runs"),
@@ -344,7 +329,7 @@ export const defaults: typeof AppConfigDocument.Encoded = {
   },
   models: { operator: { provider: "openai", model: "gpt-4.1-mini" } },
   plugins: {},
-  memory: { semanticRecall: { enabled: false }, workingMemory: { enabled: false } },
+  memory: memoryDefaults,
   schedule: { enabled: true, tasks: [] },
   onboardingComplete: false,
   mcpServers: {},

@@ -1,6 +1,7 @@
 import { Either, Schema } from "effect"
 import { describeParseError } from "../validation/Problems.js"
 import { AppConfigDocument, defaults, maxDepth, unknownProvider } from "./ConfigModel.js"
+import { storedMemoryProvider } from "./MemoryConfig.js"
 import { isJsonObject, type JsonObject, mergePatch, pathDeeperThan, setKey } from "./MergePatch.js"
 
 /**
@@ -52,10 +53,18 @@ export const resolve = (
   if (deep !== undefined) return Either.left([describeDeepPath(deep)])
   const decoded = Either.mapLeft(decode(merged), (error) => describeParseError(error, "config"))
   const provider = storedProvider(stored)
-  if (provider === undefined || providerIds.includes(provider)) return decoded
-  return Either.left(
-    withProviderProblem(Either.isLeft(decoded) ? decoded.left : [], unknownProvider(provider, providerIds)),
-  )
+  const memoryProvider = storedMemoryProvider(stored.memory)
+  let problems = Either.isLeft(decoded) ? decoded.left : []
+  if (provider !== undefined && !providerIds.includes(provider)) {
+    problems = withProviderProblem(problems, unknownProvider(provider, providerIds))
+  }
+  if (memoryProvider !== undefined && !providerIds.includes(memoryProvider)) {
+    problems = [
+      ...problems,
+      unknownProvider(memoryProvider, providerIds).replace("models.operator.provider", "memory.model"),
+    ]
+  }
+  return problems.length === 0 ? decoded : Either.left(problems)
 }
 
 /** The stored text as a JSON object, or why it is not one. JSON.parse is iterative: any depth parses. */

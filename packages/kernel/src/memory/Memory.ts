@@ -1,5 +1,6 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
+import { workingMemoryOn } from "../config/MemoryConfig.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { MemoryStore, type WorkingDocument } from "./MemoryStore.js"
 
@@ -18,7 +19,7 @@ const maxEditAttempts = 10
 /** `memory.workingMemory.enabled` is false: working memory can be neither read nor written. */
 export class WorkingMemoryDisabled extends Schema.TaggedError<WorkingMemoryDisabled>()("WorkingMemoryDisabled", {}) {
   override get message() {
-    return "Working memory is disabled (memory.workingMemory.enabled is false)"
+    return "Working memory is disabled (memory.enabled or memory.workingMemory.enabled is false)"
   }
 }
 
@@ -98,7 +99,7 @@ export const applyEdit = (current: string, edit: WorkingMemoryEdit): string | Wo
 export const make = Effect.gen(function* () {
   const store = yield* MemoryStore
   const config = yield* AppConfig
-  const enabled = Effect.map(config.get, (document) => document.memory.workingMemory.enabled)
+  const enabled = Effect.map(config.get, (document) => workingMemoryOn(document.memory))
   const requireEnabled = Effect.flatMap(enabled, (on) => (on ? Effect.void : Effect.fail(new WorkingMemoryDisabled())))
   const checkSize = (content: string) => {
     const bytes = utf8Bytes(content)
