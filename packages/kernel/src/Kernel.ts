@@ -28,6 +28,8 @@ import * as McpRegistry from "./mcp/McpRegistry.js"
 import * as SqlMcpOAuthStore from "./mcp/SqlMcpOAuthStore.js"
 import * as Memory from "./memory/Memory.js"
 import type { MemoryStore } from "./memory/MemoryStore.js"
+import type { ObservationStore } from "./memory/observational/ObservationStore.js"
+import * as SqlObservationStore from "./memory/observational/SqlObservationStore.js"
 import * as SqlMemoryStore from "./memory/SqlMemoryStore.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
@@ -64,6 +66,8 @@ export interface ServicesOptions {
   readonly mcpOAuth?: McpOAuth.McpOAuthOptions
   /** Scheduled tasks and heartbeat; `{ enabled: false }` keeps the firing loop off (tasks stay editable). */
   readonly scheduler?: Scheduler.SchedulerOptions
+  /** Observational memory: claim lease and circuit breaker settings. */
+  readonly memory?: Memory.ObservationalOptions
 }
 
 /** What the services Layer needs from outside: every store and every replaceable mechanism. */
@@ -76,6 +80,7 @@ export type ServiceRequirements =
   | McpOAuthStore
   | RunLedger
   | MemoryStore
+  | ObservationStore
   | AccessTokens.AccessTokens
   | PasswordHasher.PasswordHasher
   | RateLimiter.RateLimiter
@@ -125,8 +130,9 @@ export const services = (options: ServicesOptions = {}): Layer.Layer<Services, S
   // Runs prompts through chat and delivers to the inbox; neither of them knows the scheduler.
   const scheduler = Scheduler.layer(options.scheduler).pipe(Layer.provide([chat, inbox]))
   return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler).pipe(
-    // Chat reads working memory into the system prompt; the built-in tools edit it.
-    Layer.provideMerge(Memory.layer),
+    // Chat reads memory into the model's context and feeds it after each turn; the built-in
+    // tools edit working memory.
+    Layer.provideMerge(Memory.layer(options.memory)),
     Layer.provideMerge(Layer.mergeAll(auth, AppConfig.layer, ToolRegistry.layer)),
   )
 }
@@ -153,8 +159,10 @@ export interface KernelOptions extends ServicesOptions {
   readonly mcpOAuthStore?: Layer.Layer<McpOAuthStore, StorageError>
   /** The scheduler's run ledger and per-task state; default `SqlRunLedger.layer`. */
   readonly runLedger?: Layer.Layer<RunLedger, StorageError>
-  /** Working memory (and, later, observations); default `SqlMemoryStore.layer`. */
+  /** Working memory; default `SqlMemoryStore.layer`. */
   readonly memoryStore?: Layer.Layer<MemoryStore, StorageError>
+  /** Observational memory (records, observations, reflections); default `SqlObservationStore.layer`. */
+  readonly observationStore?: Layer.Layer<ObservationStore, StorageError>
   /** Access-token key (≥ 32 bytes); default: generated once into `<dataDir>/jwt-secret` (0600). */
   readonly signingSecret?: Redacted.Redacted<Uint8Array>
   /** Access tokens; default HS256 JWTs signed with `signingSecret` (`AccessTokens.layer`). */
@@ -189,8 +197,10 @@ export type KernelError = StorageError | SigningSecret.SigningSecretError
  * some store is SQL: an embedder replacing them all never touches `dataDir/aide.db`.
  */
 const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
-  const { authStore, configStore, threads, chatRuns, inboxStore, mcpOAuthStore, runLedger, memoryStore } = options
-  if (authStore && configStore && threads && chatRuns && inboxStore && mcpOAuthStore && runLedger && memoryStore) {
+  const { authStore, configStore, threads, chatRuns, inboxStore, mcpOAuthStore, runLedger } = options
+  const { memoryStore, observationStore } = options
+  const allGiven = authStore && configStore && threads && chatRuns && inboxStore && mcpOAuthStore && runLedger
+  if (allGiven && memoryStore && observationStore) {
     const stores = Layer.mergeAll(
       authStore,
       configStore,
@@ -200,6 +210,7 @@ const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
       mcpOAuthStore,
       runLedger,
       memoryStore,
+      observationStore,
     )
     return Layer.merge(stores, ids)
   }
@@ -212,6 +223,7 @@ const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
     mcpOAuthStore ?? SqlMcpOAuthStore.layer,
     runLedger ?? SqlRunLedger.layer,
     memoryStore ?? SqlMemoryStore.layer,
+    observationStore ?? SqlObservationStore.layer,
   )
   const storage = options.storage ?? SqliteStorage.layer({ filename: Path.join(options.dataDir, "aide.db") })
   return Layer.provideMerge(stores, Layer.merge(storage, ids))
@@ -249,7 +261,9 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
     options.streamHub ?? StreamHub.layerMemory(),
     modelRegistry,
   )
-  return services({ ...options, mcp: { env: options.env ?? {}, ...options.mcp } }).pipe(
+  // SQLite in the data dir is this process's alone: a claim found at start is a crashed run's.
+  const memory = { releaseClaimsAtStart: options.storage === undefined, ...options.memory }
+  return services({ ...options, memory, mcp: { env: options.env ?? {}, ...options.mcp } }).pipe(
     Layer.provideMerge(titles),
     Layer.provideMerge(mechanisms),
     Layer.provideMerge(stores),

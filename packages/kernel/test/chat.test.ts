@@ -11,6 +11,7 @@ import * as TitleGenerator from "../src/chat/TitleGenerator.js"
 import * as AppConfig from "../src/config/AppConfig.js"
 import * as Ids from "../src/ids/Ids.js"
 import * as Memory from "../src/memory/Memory.js"
+import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 import * as SqlThreads from "../src/threads/SqlThreads.js"
 import { type StoredMessage, Threads } from "../src/threads/Threads.js"
@@ -85,7 +86,7 @@ const kernel = Chat.layer({ maxRetries: 0 }).pipe(
       Ids.layer,
       Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
       SqlChatRuns.layer,
-      Memory.layer.pipe(Layer.provide(SqlMemoryStore.layer)),
+      Memory.layer().pipe(Layer.provide([SqlMemoryStore.layer, SqlObservationStore.layer, Ids.layer])),
     ),
   ),
   Layer.provideMerge(

@@ -27,6 +27,7 @@ import { McpOAuthStore } from "../src/mcp/McpOAuthStore.js"
 import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
 import * as Memory from "../src/memory/Memory.js"
 import * as MemoryStore from "../src/memory/MemoryStore.js"
+import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 import { ModelRegistry } from "../src/models/ModelRegistry.js"
 import * as RateLimiter from "../src/ratelimit/RateLimiter.js"
@@ -336,6 +337,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
         mcpOAuthStore: SqlMcpOAuthStore.layer.pipe(Layer.provide(ownDatabase)),
         runLedger: SqlRunLedger.layer.pipe(Layer.provide(ownDatabase)),
         memoryStore: SqlMemoryStore.layer.pipe(Layer.provide(ownDatabase)),
+        observationStore: SqlObservationStore.layer.pipe(Layer.provide(ownDatabase)),
       },
       (dataDir) =>
         Effect.gen(function* () {

@@ -6,8 +6,10 @@ import * as Ids from "../src/ids/Ids.js"
 import { Inbox } from "../src/inbox/Inbox.js"
 import * as SqlInbox from "../src/inbox/SqlInbox.js"
 import * as Memory from "../src/memory/Memory.js"
+import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 import * as ModelRegistry from "../src/models/ModelRegistry.js"
+import * as SqlThreads from "../src/threads/SqlThreads.js"
 import * as BuiltinTools from "../src/tools/BuiltinTools.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
 import * as ToolsModule from "../src/tools/Tools.js"
@@ -148,7 +150,17 @@ describe("built-in tools", () => {
     Layer.provideMerge(tempSqliteStorageLayer),
   )
   const builtins = Layer.mergeAll(BuiltinTools.layer, ToolsModule.layer).pipe(
-    Layer.provideMerge(Memory.layer.pipe(Layer.provideMerge(SqlMemoryStore.layer))),
+    Layer.provideMerge(
+      Memory.layer().pipe(
+        Layer.provideMerge(SqlMemoryStore.layer),
+        Layer.provide([
+          SqlObservationStore.layer,
+          SqlThreads.layer.pipe(Layer.provide(Ids.layer)),
+          Ids.layer,
+          ModelRegistry.layer({ env: {} }),
+        ]),
+      ),
+    ),
     Layer.provideMerge(Layer.mergeAll(ToolRegistry.layer, configMemory, inbox)),
   )
 

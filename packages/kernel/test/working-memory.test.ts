@@ -3,9 +3,13 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it, type Vitest } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as AppConfig from "../src/config/AppConfig.js"
+import * as Ids from "../src/ids/Ids.js"
 import * as Memory from "../src/memory/Memory.js"
+import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
+import * as WorkingMemory from "../src/memory/WorkingMemory.js"
 import * as ModelRegistry from "../src/models/ModelRegistry.js"
+import * as SqlThreads from "../src/threads/SqlThreads.js"
 
 /** Every test starts from no working memory, with it switched on. */
 const fresh = Effect.gen(function* () {
@@ -60,7 +64,7 @@ const suite = (it: Vitest.MethodsNonLive<Memory.Memory | AppConfig.AppConfig | S
       Effect.gen(function* () {
         const memory = yield* fresh
         // A second instance: its own semaphore, the same store, as a second server process would be.
-        const other = yield* Memory.make.pipe(
+        const other = yield* WorkingMemory.make.pipe(
           Effect.provide(SqlMemoryStore.layer),
           Effect.provideService(AppConfig.AppConfig, yield* AppConfig.AppConfig),
         )
@@ -128,8 +132,14 @@ describe("Memory.applyEdit", () => {
 bothDialects(
   "Memory: working memory",
   Layer.provideMerge(
-    Memory.layer,
-    Layer.mergeAll(SqlMemoryStore.layer, AppConfig.layerMemory.pipe(Layer.provide(ModelRegistry.layer({ env: {} })))),
+    Memory.layer(),
+    Layer.mergeAll(
+      SqlMemoryStore.layer,
+      SqlObservationStore.layer,
+      SqlThreads.layer.pipe(Layer.provide(Ids.layer)),
+      Ids.layer,
+      AppConfig.layerMemory.pipe(Layer.provideMerge(ModelRegistry.layer({ env: {} }))),
+    ),
   ),
   suite,
 )

@@ -1,156 +1,88 @@
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { AppConfig } from "../config/AppConfig.js"
-import { workingMemoryOn } from "../config/MemoryConfig.js"
+import { Context, Effect, Layer } from "effect"
+import type { AppConfig } from "../config/AppConfig.js"
+import type { Ids } from "../ids/Ids.js"
+import type { ModelRegistry } from "../models/ModelRegistry.js"
 import type { StorageError } from "../storage/StorageError.js"
-import { MemoryStore, type WorkingDocument } from "./MemoryStore.js"
+import type { StoredMessage, Threads } from "../threads/Threads.js"
+import type { MemoryRecordView } from "./MemoryRecord.js"
+import type { MemoryStore, WorkingDocument } from "./MemoryStore.js"
+import type { ObservationalOptions } from "./observational/Observational.js"
+import * as ObservationalMemory from "./observational/ObservationalMemory.js"
+import type { ObservationStore } from "./observational/ObservationStore.js"
+import * as WorkingMemory from "./WorkingMemory.js"
 
-/** The scope of working memory: the owner's, one document shared by every thread. */
-export const workingScope = "resource"
+export type { ObservationalOptions } from "./observational/Observational.js"
+export {
+  applyEdit,
+  keptVersions,
+  maxWorkingBytes,
+  WorkingMemoryDisabled,
+  type WorkingMemoryEdit,
+  WorkingMemoryEditRefused,
+  WorkingMemoryTooLarge,
+  workingScope,
+} from "./WorkingMemory.js"
 
-/** Largest working memory document, in UTF-8 bytes: it goes into every system prompt. */
-export const maxWorkingBytes = 16 * 1024
-
-/** Earlier versions kept per scope, for undoing a bad edit. */
-export const keptVersions = 20
-
-/** Attempts of one edit when other writers keep coming first. */
-const maxEditAttempts = 10
-
-/** `memory.workingMemory.enabled` is false: working memory can be neither read nor written. */
-export class WorkingMemoryDisabled extends Schema.TaggedError<WorkingMemoryDisabled>()("WorkingMemoryDisabled", {}) {
-  override get message() {
-    return "Working memory is disabled (memory.enabled or memory.workingMemory.enabled is false)"
-  }
-}
-
-/** A document over `maxWorkingBytes`. */
-export class WorkingMemoryTooLarge extends Schema.TaggedError<WorkingMemoryTooLarge>()("WorkingMemoryTooLarge", {
-  bytes: Schema.Number,
-  limit: Schema.Number,
-}) {
-  override get message() {
-    return `Working memory is limited to ${this.limit} bytes (UTF-8); this would be ${this.bytes}`
-  }
-}
-
-/** An edit that cannot apply: the text to replace is absent or ambiguous, or writers kept racing. */
-export class WorkingMemoryEditRefused extends Schema.TaggedError<WorkingMemoryEditRefused>()(
-  "WorkingMemoryEditRefused",
-  { reason: Schema.String },
-) {
-  override get message() {
-    return this.reason
-  }
-}
-
-/** An edit the model (or a client) makes: never a blind overwrite of what other threads wrote. */
-export type WorkingMemoryEdit =
-  | { readonly kind: "append"; readonly text: string }
-  | { readonly kind: "replace"; readonly search: string; readonly replacement: string }
+type WorkingErrors =
+  | WorkingMemory.WorkingMemoryDisabled
+  | WorkingMemory.WorkingMemoryTooLarge
+  | WorkingMemory.WorkingMemoryEditRefused
+  | StorageError
 
 /**
- * The assistant's memory. For now: working memory, one markdown document of the owner's
- * (`GET/PUT /api/memory/working`), versioned; edits are compare-and-set, retried on a race, so
- * none is lost. Observational memory and recall come next (issue 11).
+ * The assistant's memory (docs/memory.md): working memory, one markdown document of the owner's
+ * (`GET/PUT /api/memory/working`), versioned, edited with compare-and-set; and observational
+ * memory: after each turn the conversation is counted, condensed by an observer into dated
+ * observations that replace the raw messages in the model's context, and rewritten denser by a
+ * reflector — in the background, one claim holder at a time per scope across processes.
  */
 export class Memory extends Context.Tag("@aide/kernel/Memory")<
   Memory,
   {
-    /** Whether working memory is on (`memory.workingMemory.enabled`). */
+    /** Whether working memory is on (`memory.enabled` and `memory.workingMemory.enabled`). */
     readonly workingMemoryEnabled: Effect.Effect<boolean>
     /** The document; null before the first write, and while working memory is disabled. */
     readonly workingMemory: Effect.Effect<string | null, StorageError>
     /** Overwrites the document (the owner's own edit); refused only if writers kept racing it. */
-    readonly setWorkingMemory: (
-      content: string,
-    ) => Effect.Effect<
-      WorkingDocument,
-      WorkingMemoryDisabled | WorkingMemoryTooLarge | WorkingMemoryEditRefused | StorageError
-    >
+    readonly setWorkingMemory: (content: string) => Effect.Effect<WorkingDocument, WorkingErrors>
     /** Appends, or replaces one exact occurrence; retried against concurrent writers. */
-    readonly editWorkingMemory: (
-      edit: WorkingMemoryEdit,
-    ) => Effect.Effect<
-      WorkingDocument,
-      WorkingMemoryDisabled | WorkingMemoryTooLarge | WorkingMemoryEditRefused | StorageError
-    >
+    readonly editWorkingMemory: (edit: WorkingMemory.WorkingMemoryEdit) => Effect.Effect<WorkingDocument, WorkingErrors>
     /** Earlier versions, newest first (the current one included). */
     readonly workingMemoryHistory: Effect.Effect<ReadonlyArray<WorkingDocument>, StorageError>
+    /** Whether observational memory is on (`memory.enabled` and `memory.observationalMemory.enabled`). */
+    readonly observationalMemoryEnabled: Effect.Effect<boolean>
+    /** SPEC `GET /api/memory/record`; thread scope: `threadId`'s record, else the latest one. */
+    readonly record: (threadId?: string) => Effect.Effect<MemoryRecordView, StorageError>
+    /** The active observation log; null while off or before the first observation (never ""). */
+    readonly observations: (threadId?: string) => Effect.Effect<string | null, StorageError>
+    /** What a run of the thread sends: the observations, and the history minus what they cover. */
+    readonly contextFor: (
+      threadId: string,
+      history: ReadonlyArray<StoredMessage>,
+    ) => Effect.Effect<
+      { readonly observations: string | null; readonly history: ReadonlyArray<StoredMessage> },
+      StorageError
+    >
+    /** After a turn was saved: counts it and lets the observer/reflector run. Returns at once. */
+    readonly afterTurn: (threadId: string) => Effect.Effect<void>
+    /** After threads were deleted: forgets what came only from them. */
+    readonly forgetThreads: (threadIds: ReadonlyArray<string>) => Effect.Effect<void, StorageError>
+    /** Every reflection of a record (`resource`, `thread:<id>`), oldest first: the audit trail. */
+    readonly reflections: (
+      key: string,
+    ) => Effect.Effect<ReadonlyArray<{ readonly generation: number; readonly content: string }>, StorageError>
   }
 >() {}
 
-const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8")
-
-/** The document after `edit`, or why the edit cannot apply. */
-export const applyEdit = (current: string, edit: WorkingMemoryEdit): string | WorkingMemoryEditRefused => {
-  if (edit.kind === "append") {
-    if (current === "") return edit.text
-    return current.endsWith("\n") ? `${current}${edit.text}` : `${current}\n${edit.text}`
-  }
-  if (edit.search === "") return new WorkingMemoryEditRefused({ reason: "the text to replace is empty" })
-  const first = current.indexOf(edit.search)
-  if (first === -1) return new WorkingMemoryEditRefused({ reason: "the text to replace is not in working memory" })
-  if (current.indexOf(edit.search, first + 1) !== -1) {
-    return new WorkingMemoryEditRefused({ reason: "the text to replace occurs more than once: quote more of it" })
-  }
-  return current.slice(0, first) + edit.replacement + current.slice(first + edit.search.length)
-}
-
-export const make = Effect.gen(function* () {
-  const store = yield* MemoryStore
-  const config = yield* AppConfig
-  const enabled = Effect.map(config.get, (document) => workingMemoryOn(document.memory))
-  const requireEnabled = Effect.flatMap(enabled, (on) => (on ? Effect.void : Effect.fail(new WorkingMemoryDisabled())))
-  const checkSize = (content: string) => {
-    const bytes = utf8Bytes(content)
-    return bytes > maxWorkingBytes
-      ? Effect.fail(new WorkingMemoryTooLarge({ bytes, limit: maxWorkingBytes }))
-      : Effect.void
-  }
-  const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
-  // Edits of this process go one at a time; compare-and-set settles those of other processes.
-  const oneAtATime = yield* Effect.makeSemaphore(1)
-
-  /** Reads, computes the next text and writes it if nobody wrote meanwhile; else again. */
-  const writeWith = <E>(next: (current: string) => Effect.Effect<string, E>) =>
+/** `Memory` over its stores, reading its switches from `AppConfig`, calling models of the registry. */
+export const layer = (
+  options: ObservationalOptions = {},
+): Layer.Layer<Memory, never, MemoryStore | ObservationStore | AppConfig | Threads | ModelRegistry | Ids> =>
+  Layer.scoped(
+    Memory,
     Effect.gen(function* () {
-      for (let attempt = 1; attempt <= maxEditAttempts; attempt++) {
-        const current = yield* store.readWorking(workingScope)
-        const content = yield* next(Option.match(current, { onNone: () => "", onSome: (doc) => doc.content }))
-        yield* checkSize(content)
-        const version = Option.match(current, { onNone: () => 0, onSome: (doc) => doc.version })
-        const written = yield* store.writeWorking(workingScope, content, version, yield* now, keptVersions)
-        if (Option.isSome(written)) return written.value
-      }
-      return yield* new WorkingMemoryEditRefused({ reason: "working memory kept changing; try again" })
-    }).pipe(oneAtATime.withPermits(1))
-
-  return Memory.of({
-    workingMemoryEnabled: enabled,
-    workingMemory: Effect.flatMap(enabled, (on) =>
-      on
-        ? Effect.map(
-            store.readWorking(workingScope),
-            Option.match({ onNone: () => null, onSome: (doc) => doc.content }),
-          )
-        : Effect.succeed(null),
-    ),
-    setWorkingMemory: (content) =>
-      Effect.zipRight(
-        requireEnabled,
-        writeWith(() => Effect.succeed(content)),
-      ).pipe(Effect.withSpan("Memory.setWorkingMemory")),
-    editWorkingMemory: (edit) =>
-      Effect.zipRight(
-        requireEnabled,
-        writeWith((current) => {
-          const next = applyEdit(current, edit)
-          return typeof next === "string" ? Effect.succeed(next) : Effect.fail(next)
-        }),
-      ).pipe(Effect.withSpan("Memory.editWorkingMemory")),
-    workingMemoryHistory: store.workingHistory(workingScope),
-  })
-})
-
-/** `Memory` over the `MemoryStore`, reading its switches from `AppConfig`. */
-export const layer: Layer.Layer<Memory, never, MemoryStore | AppConfig> = Layer.effect(Memory, make)
+      const working = yield* WorkingMemory.make
+      const observational = yield* ObservationalMemory.make(options)
+      return Memory.of({ ...working, ...observational })
+    }),
+  )

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { Clock, Effect } from "effect"
+import { observationalMemoryTables } from "./observationalMemoryMigration.js"
 
 /**
  * Schema migrations, written once for every dialect we support: plain TEXT timestamps
@@ -343,6 +344,7 @@ export const loader = Migrator.fromRecord({
   "0010_auth_credential_generation": credentialGeneration,
   "0011_chat_runs_own_store": chatRunsOwnStore,
   "0012_working_memory": workingMemoryTables,
+  "0013_observational_memory": observationalMemoryTables,
 })
 
 /** Runs pending migrations; safe to call at every start (applied ones are recorded). */

@@ -9,6 +9,7 @@ import * as TitleGenerator from "../../src/chat/TitleGenerator.js"
 import * as AppConfig from "../../src/config/AppConfig.js"
 import * as Ids from "../../src/ids/Ids.js"
 import * as Memory from "../../src/memory/Memory.js"
+import * as SqlObservationStore from "../../src/memory/observational/SqlObservationStore.js"
 import * as SqlMemoryStore from "../../src/memory/SqlMemoryStore.js"
 import { ModelRegistry } from "../../src/models/ModelRegistry.js"
 import * as SqlThreads from "../../src/threads/SqlThreads.js"
@@ -126,7 +127,7 @@ export const chatKernel = (options: Chat.ChatOptions = {}) =>
         Ids.layer,
         Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
         SqlChatRuns.layer,
-        Memory.layer.pipe(Layer.provide(SqlMemoryStore.layer)),
+        Memory.layer().pipe(Layer.provide([SqlMemoryStore.layer, SqlObservationStore.layer, Ids.layer])),
       ),
     ),
     Layer.provideMerge(

@@ -10,6 +10,12 @@ export const layer = HttpApiBuilder.group(AideApi, "memory", (handlers) =>
     const memory = yield* Memory.Memory
     return handlers
       .handle("getWorking", () => Effect.map(memory.workingMemory, (content) => ({ content })).pipe(dieOnStorageError))
+      .handle("getObservations", ({ urlParams }) =>
+        Effect.map(memory.observations(urlParams.threadId), (observations) => ({ observations })).pipe(
+          dieOnStorageError,
+        ),
+      )
+      .handle("getRecord", ({ urlParams }) => memory.record(urlParams.threadId).pipe(dieOnStorageError))
       .handle("putWorking", ({ payload }) =>
         memory.setWorkingMemory(payload.content).pipe(
           Effect.map((document) => ({ content: document.content })),

@@ -1,4 +1,4 @@
-import { ActiveStreams, Threads } from "@aide/kernel"
+import { ActiveStreams, Memory, Threads } from "@aide/kernel"
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AideApi } from "../api/AideApi.js"
@@ -14,6 +14,7 @@ export const layer = HttpApiBuilder.group(AideApi, "threads", (handlers) =>
   Effect.gen(function* () {
     const threads = yield* Threads.Threads
     const activeStreams = yield* ActiveStreams.ActiveStreams
+    const memory = yield* Memory.Memory
     return handlers
       .handle("list", ({ urlParams }) =>
         Effect.all([
@@ -50,13 +51,17 @@ export const layer = HttpApiBuilder.group(AideApi, "threads", (handlers) =>
         ),
       )
       .handle("delete", ({ path }) =>
-        threads
-          .delete(path.id)
-          .pipe(
-            Effect.as({ success: true as const }),
-            Effect.catchTag("ThreadNotFound", threadNotFound),
-            dieOnStorageError,
+        threads.delete(path.id).pipe(
+          // Memory forgets what came only from the thread; the deletion stands if that fails.
+          Effect.zipRight(
+            memory
+              .forgetThreads([path.id])
+              .pipe(Effect.catchAll((error) => Effect.logWarning("memory could not forget a deleted thread", error))),
           ),
+          Effect.as({ success: true as const }),
+          Effect.catchTag("ThreadNotFound", threadNotFound),
+          dieOnStorageError,
+        ),
       )
   }),
 )

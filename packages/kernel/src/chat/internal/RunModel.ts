@@ -60,7 +60,17 @@ export const make = (options: RunModelOptions) =>
     }) =>
       Effect.gen(function* () {
         const { threadId, resolved } = call
-        const usable = yield* usableMessages(threadId, call.history)
+        // Observed messages leave the context for the observations that cover them. Memory
+        // that cannot be read leaves this answer with the whole history; it never fails the chat.
+        const context = yield* memory.contextFor(threadId, call.history).pipe(
+          Effect.catchAll((error) =>
+            Effect.as(Effect.logWarning("chat: observations could not be read; answering without them", error), {
+              observations: null,
+              history: call.history,
+            }),
+          ),
+        )
+        const usable = yield* usableMessages(threadId, context.history)
         const { convertToModelMessages } = yield* Effect.promise(loadAi)
         let providerError: unknown
         const begin = (messages: ReadonlyArray<StoredMessage>) =>
@@ -76,7 +86,7 @@ export const make = (options: RunModelOptions) =>
             return yield* ModelStream.open({
               model: resolved.model,
               settings: resolved.settings,
-              system: systemPrompt(resolved.config, call.startedAt, resolved.workingMemory),
+              system: systemPrompt(resolved.config, call.startedAt, resolved.workingMemory, context.observations),
               messages: modelMessages,
               tools: call.tools,
               maxSteps: call.maxSteps,

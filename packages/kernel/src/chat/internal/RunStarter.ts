@@ -1,5 +1,6 @@
 import { Cause, Clock, Deferred, Effect, FiberSet, Option, Stream } from "effect"
 import { Ids } from "../../ids/Ids.js"
+import { Memory } from "../../memory/Memory.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import { type StoredMessage, Threads } from "../../threads/Threads.js"
 import { Tools } from "../../tools/Tools.js"
@@ -59,6 +60,7 @@ export const make = (
     const hub = yield* StreamHub
     const ids = yield* Ids
     const tools = yield* Tools
+    const memory = yield* Memory
     const runModel = yield* RunModel.make({ maxRetries: options.maxRetries, bounds: options.bounds })
     const { fibers, persistence, naming } = services
 
@@ -111,7 +113,8 @@ export const make = (
             bounds: options.bounds,
             startedAt,
             commit: (message, interrupted) => persistence.saveAnswer({ threadId, runId, message, interrupted }),
-            afterCommit: naming.nameThread(threadId),
+            // Memory counts the turn in its own fibers: this never waits for an observer.
+            afterCommit: Effect.zipRight(naming.nameThread(threadId), memory.afterTurn(threadId)),
             release: claimed.release,
           }).pipe(Effect.annotateLogs({ threadId, runId }))
         })

@@ -1,0 +1,139 @@
+import { Clock, Effect, FiberSet } from "effect"
+import { AppConfig } from "../../config/AppConfig.js"
+import type { AppConfigDocument } from "../../config/ConfigModel.js"
+import { observationalMemoryOn } from "../../config/MemoryConfig.js"
+import { Ids } from "../../ids/Ids.js"
+import { type StoredMessage, Threads } from "../../threads/Threads.js"
+import * as Claims from "./Claims.js"
+import * as MemoryModelCall from "./MemoryModelCall.js"
+import { ObservationStore, type RecordKey } from "./ObservationStore.js"
+import * as Observer from "./Observer.js"
+import * as Reflector from "./Reflector.js"
+import { renderLog } from "./RenderLog.js"
+import * as Tokens from "./Tokens.js"
+
+export interface ObservationalOptions {
+  readonly claims?: Partial<Claims.ClaimSettings>
+  /** Gives up every claim at start: for a process that owns its storage alone (SQLite in a data dir). */
+  readonly releaseClaimsAtStart?: boolean
+}
+
+/** Observer calls one background pass may make (each covers about `messageTokens`). */
+const maxObserverCallsPerPass = 5
+
+export const keyOf = (config: AppConfigDocument, threadId: string): RecordKey =>
+  config.memory.observationalMemory.scope === "resource" ? "resource" : `thread:${threadId}`
+
+/** A message still waiting on the owner's approval is not final: it is counted once decided. */
+const isFinal = (message: StoredMessage) =>
+  !message.parts.some(
+    (part) => typeof part === "object" && part !== null && (part as { state?: unknown }).state === "approval-requested",
+  )
+
+/**
+ * Observational memory's background work: after each turn the thread's new messages are counted
+ * into the record; past `messageTokens` the observer runs, past `observationTokens` the
+ * reflector. Never in the way of a chat: it runs in the service's own fibers, one pass per record
+ * at a time in this process (a turn arriving meanwhile asks for one more pass), one claim holder
+ * at a time across processes.
+ */
+export const make = (options: ObservationalOptions = {}) =>
+  Effect.gen(function* () {
+    const store = yield* ObservationStore
+    const threads = yield* Threads
+    const appConfig = yield* AppConfig
+    const ids = yield* Ids
+    const claims = yield* Claims.make({ ...Claims.defaultClaimSettings, ...options.claims })
+    const call = yield* MemoryModelCall.make
+    const observer = yield* Observer.make(claims, call)
+    const reflector = yield* Reflector.make(claims, call)
+    const fibers = yield* FiberSet.make()
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    if (options.releaseClaimsAtStart === true) yield* Effect.ignore(store.releaseAllClaims)
+
+    const ensureRecord = (config: AppConfigDocument, key: RecordKey) =>
+      Effect.flatMap(Effect.zip(ids.uuid, now), ([id, at]) =>
+        store.ensureRecord(key, config.memory.observationalMemory.scope, id, at),
+      )
+
+    /** Counts the thread's final messages into the record (each once). */
+    const ingest = (key: RecordKey, threadId: string) =>
+      Effect.gen(function* () {
+        const messages = yield* threads.messages(threadId)
+        const counted = yield* store.countedIds(key, threadId)
+        const at = yield* now
+        const fresh = messages.filter((message) => !counted.has(message.id) && isFinal(message))
+        // Messages not counted before (a thread older than memory) keep their order by a step each.
+        const entries = fresh.map((message, index) => ({
+          threadId,
+          messageId: message.id,
+          tokens: Tokens.ofMessage(message),
+          createdAt: new Date(at.getTime() - (fresh.length - 1 - index)),
+        }))
+        return yield* store.ingest(key, entries)
+      })
+
+    /** Observer, then reflector, while over their thresholds. */
+    const pass = (key: RecordKey) =>
+      Effect.gen(function* () {
+        for (let calls = 0; calls < maxObserverCallsPerPass; calls++) {
+          const config = yield* appConfig.get
+          if (!observationalMemoryOn(config.memory)) return
+          const pending = yield* store.pendingTokens(key)
+          if (pending < config.memory.observationalMemory.messageTokens) break
+          if ((yield* observer.observe(key, config)) !== "done") break
+        }
+        const config = yield* appConfig.get
+        if (!observationalMemoryOn(config.memory)) return
+        const record = yield* store.record(key)
+        if (
+          record._tag === "Some" &&
+          record.value.observationTokenCount >= config.memory.observationalMemory.observationTokens
+        ) {
+          yield* reflector.reflect(key, config)
+        }
+      })
+
+    /** Per record: a pass running in this process, and whether another was asked for meanwhile. */
+    const passes = new Map<RecordKey, { again: boolean }>()
+    const runPasses = (key: RecordKey): Effect.Effect<void> => {
+      const running = passes.get(key)
+      if (running !== undefined) {
+        running.again = true
+        return Effect.void
+      }
+      const state = { again: true }
+      passes.set(key, state)
+      const loop: Effect.Effect<void> = Effect.suspend(() => {
+        if (!state.again) return Effect.void
+        state.again = false
+        return pass(key).pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning("memory: a background pass failed", cause)),
+          Effect.zipRight(loop),
+        )
+      })
+      return FiberSet.run(fibers, loop.pipe(Effect.ensuring(Effect.sync(() => passes.delete(key))))).pipe(Effect.asVoid)
+    }
+
+    /** After a turn was saved: counts it and starts a pass. Returns at once; never fails. */
+    const afterTurn = (threadId: string) =>
+      Effect.gen(function* () {
+        const config = yield* appConfig.get
+        if (!observationalMemoryOn(config.memory)) return
+        const key = keyOf(config, threadId)
+        yield* ensureRecord(config, key)
+        yield* ingest(key, threadId)
+        yield* runPasses(key)
+      }).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("memory: a turn could not be counted", cause)),
+        (counting) => FiberSet.run(fibers, counting),
+        Effect.asVoid,
+      )
+
+    return {
+      ensureRecord,
+      afterTurn,
+      runPasses,
+      renderActive: (key: RecordKey) => Effect.map(store.activeLog(key), renderLog),
+    }
+  })
