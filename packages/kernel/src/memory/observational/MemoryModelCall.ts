@@ -29,8 +29,8 @@ const loadAi = () => import("ai")
 
 /**
  * One call of the memory model (`memory.model`, else the operator's), within the daily budget:
- * the budget is checked with the prompt's estimate plus the largest answer, and charged with
- * the provider's reported usage (the estimate when it reports none).
+ * no call starts when the day's spending plus the prompt's estimate would pass the budget; each
+ * call is charged with the provider's reported usage (the prompt's estimate when it reports none).
  */
 export const make = Effect.gen(function* () {
   const models = yield* ModelRegistry
@@ -44,7 +44,8 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const budget = config.memory.observationalMemory.dailyTokenBudget
       const day = dayOf(new Date(yield* Clock.currentTimeMillis), config.timezone)
-      const estimate = Tokens.ofText(request.system) + Tokens.ofText(request.prompt) + maxOutputTokens
+      // The prompt is known; the answer is charged once its size is.
+      const estimate = Tokens.ofText(request.system) + Tokens.ofText(request.prompt)
       const spent = yield* store.usage(day)
       if (spent + estimate > budget) {
         if (budgetNoticeDay !== day) {
@@ -68,7 +69,7 @@ export const make = Effect.gen(function* () {
             prompt: request.prompt,
             temperature: request.temperature,
             maxOutputTokens,
-            maxRetries: 1,
+            maxRetries: 0,
             abortSignal: signal,
           })
         },

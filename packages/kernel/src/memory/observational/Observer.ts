@@ -10,12 +10,15 @@ import { dayOf, timeOf } from "./OwnerTime.js"
 import { renderLog } from "./RenderLog.js"
 import * as Tokens from "./Tokens.js"
 
+/** One observer call takes up to this many times `messageTokens` of pending messages. */
+const batchFactor = 3
+
 /** Most tokens of the existing log shown to the observer (to avoid repeats): its newest part. */
 const maxExistingTokens = 4_000
 
 /**
  * One observer call under the record's claim: the oldest unobserved messages (one thread's,
- * about `messageTokens` of them), condensed into dated observations and committed with
+ * up to three times `messageTokens` of them), condensed into dated observations and committed with
  * compare-and-set. Messages leave the model's context only once that commit landed.
  */
 export const make = (claims: Claims, call: MemoryModelCall) =>
@@ -27,7 +30,8 @@ export const make = (claims: Claims, call: MemoryModelCall) =>
     const observe = (key: RecordKey, config: AppConfigDocument) =>
       claims.withClaim(key, "observing", (token) =>
         Effect.gen(function* () {
-          const batchTokens = config.memory.observationalMemory.messageTokens
+          // Everything pending when the threshold is crossed (a turn or two past it), bounded.
+          const batchTokens = batchFactor * config.memory.observationalMemory.messageTokens
           const pending = yield* store.pendingEntries(key, batchTokens)
           const first = pending[0]
           if (first === undefined) return "skipped" as const
