@@ -18,8 +18,11 @@ export interface ObservationalOptions {
   readonly releaseClaimsAtStart?: boolean
 }
 
-/** Observer calls one background pass may make (each covers about `messageTokens`). */
-const maxObserverCallsPerPass = 5
+/**
+ * Observer calls one background pass may make. A pass goes on while the pending tokens stay over
+ * the threshold and its calls succeed; the bound only stops a pathological loop.
+ */
+const maxObserverCallsPerPass = 100
 
 export const keyOf = (config: AppConfigDocument, threadId: string): RecordKey =>
   config.memory.observationalMemory.scope === "resource" ? "resource" : `thread:${threadId}`
