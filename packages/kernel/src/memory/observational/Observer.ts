@@ -10,15 +10,19 @@ import { dayOf, timeOf } from "./OwnerTime.js"
 import { renderLog } from "./RenderLog.js"
 import * as Tokens from "./Tokens.js"
 
-/** One observer call takes up to this many times `messageTokens` of pending messages. */
+/**
+ * One observer call takes the pending messages up to three times `messageTokens`, and at least
+ * 8,000 tokens of them: what is pending when the threshold is crossed, bounded.
+ */
 const batchFactor = 3
+const minBatchTokens = 8_000
 
 /** Most tokens of the existing log shown to the observer (to avoid repeats): its newest part. */
 const maxExistingTokens = 4_000
 
 /**
  * One observer call under the record's claim: the oldest unobserved messages (one thread's,
- * up to three times `messageTokens` of them), condensed into dated observations and committed with
+ * up to three times `messageTokens` of them, at least 8,000 tokens), condensed into dated observations and committed with
  * compare-and-set. Messages leave the model's context only once that commit landed.
  */
 export const make = (claims: Claims, call: MemoryModelCall) =>
@@ -31,7 +35,7 @@ export const make = (claims: Claims, call: MemoryModelCall) =>
       claims.withClaim(key, "observing", (token) =>
         Effect.gen(function* () {
           // Everything pending when the threshold is crossed (a turn or two past it), bounded.
-          const batchTokens = batchFactor * config.memory.observationalMemory.messageTokens
+          const batchTokens = Math.max(batchFactor * config.memory.observationalMemory.messageTokens, minBatchTokens)
           const pending = yield* store.pendingEntries(key, batchTokens)
           const first = pending[0]
           if (first === undefined) return "skipped" as const
