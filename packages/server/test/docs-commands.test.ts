@@ -101,6 +101,7 @@ const plans: Record<string, Plan> = {
   [`docs/configuration.md: ${corsStart}`]: { kind: "start" },
   "docs/memory.md: curl -s -X PATCH $API/api/config -H \"authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\":
     { kind: "tour", order: 11 },
+  'docs/memory.md: curl -s $API/api/memory/record -H "authorization: Bearer $TOKEN"': { kind: "tour", order: 12 },
 }
 
 /** Blocks keyed uniquely: a second block with the same first line gets " (2)", and so on. */
