@@ -341,6 +341,44 @@ describe.each(dialects)("observational memory (%s)", (dialect) => {
     ),
   )
 
+  it.live("thread scope: a fork inherits its source's observations up to the fork point", () =>
+    withKernel(dialect, (server) =>
+      Effect.gen(function* () {
+        yield* configure({ scope: "thread", messageTokens: 50 })
+        const memory = yield* Memory.Memory
+        const early = `Date: 2026-11-24\n- 10:00 🔴 Early fact: ${words(10, "early")}`
+        const late = `Date: 2026-11-24\n- 10:30 🔴 Late fact: ${words(10, "late")}`
+        server.script(observerTurn({ text: early }))
+        const first = [textMessage("user", words(100, "first")), textMessage("assistant", "ok")]
+        yield* saveTurn("source", first)
+        yield* afterTurn("source")
+        yield* until(
+          Effect.map(memory.observations("source"), (text) => text === early),
+          "early observed",
+        )
+        server.script(observerTurn({ text: late }))
+        const second = [textMessage("user", words(100, "second")), textMessage("assistant", "ok")]
+        yield* saveTurn("source", second)
+        yield* afterTurn("source")
+        yield* until(
+          Effect.map(memory.observations("source"), (text) => text === `${early}\n\n${late}`),
+          "late",
+        )
+        // Forked before the second turn: the fork keeps the early observation only.
+        const fork = yield* (yield* Threads).fork("source", second[0]!.id)
+        yield* afterTurn(fork.thread.id)
+        yield* until(
+          Effect.map(memory.observations(fork.thread.id), (text) => text === early),
+          "inherited",
+        )
+        const forkRecord = (yield* memory.record(fork.thread.id)).record!
+        expect(forkRecord).toMatchObject({ scope: "thread", pendingMessageTokens: 0 })
+        expect(forkRecord.totalTokensObserved).toBe(first.reduce((sum, message) => sum + Tokens.ofMessage(message), 0))
+        expect(server.requests.filter(isObserver)).toHaveLength(2)
+      }),
+    ),
+  )
+
   it.live("isObserving is true exactly while the observer runs", () =>
     withKernel(dialect, (server) =>
       Effect.gen(function* () {

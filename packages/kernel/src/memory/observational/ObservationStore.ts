@@ -135,6 +135,18 @@ export class ObservationStore extends Context.Tag("@aide/kernel/ObservationStore
     readonly forgetOrphans: (now: Date) => Effect.Effect<ReadonlyArray<RecordKey>, StorageError>
     /** Drops the counted messages of threads that no longer exist (stores that cannot trigger it). */
     readonly forgetThreads: (threadIds: ReadonlyArray<string>) => Effect.Effect<void, StorageError>
+    /**
+     * Thread scope: a fork's new record inherits the observations of `sourceKey` whose messages
+     * were all copied into the fork (and they cover those copies). Only into a record with no
+     * observation yet; returns how many were copied.
+     */
+    readonly inheritFork: (
+      sourceKey: RecordKey,
+      targetKey: RecordKey,
+      threadId: string,
+      newId: () => string,
+      now: Date,
+    ) => Effect.Effect<number, StorageError>
     /** Model tokens memory spent on `day` (`YYYY-MM-DD`, the owner's time zone). */
     readonly usage: (day: string) => Effect.Effect<number, StorageError>
     readonly addUsage: (day: string, tokens: number) => Effect.Effect<void, StorageError>

@@ -97,6 +97,16 @@ export const make = (options: ObservationalOptions = {}) =>
         }
       })
 
+    /** Thread scope: a fork starts with its source's observations up to the fork point. */
+    const inheritFromSource = (key: RecordKey, threadId: string) =>
+      Effect.gen(function* () {
+        const thread = yield* threads.get(threadId)
+        if (thread.parentId === null) return
+        // The store copies inside one transaction; the ids come from the kernel's `Ids`, synchronously.
+        const newId = () => Effect.runSync(ids.uuid)
+        yield* store.inheritFork(`thread:${thread.parentId}`, key, threadId, newId, yield* now)
+      })
+
     /** Per record: a pass running in this process, and whether another was asked for meanwhile. */
     const passes = new Map<RecordKey, { again: boolean }>()
     const runPasses = (key: RecordKey): Effect.Effect<void> => {
@@ -124,8 +134,9 @@ export const make = (options: ObservationalOptions = {}) =>
         const config = yield* appConfig.get
         if (!observationalMemoryOn(config.memory)) return
         const key = keyOf(config, threadId)
-        yield* ensureRecord(config, key)
+        const record = yield* ensureRecord(config, key)
         yield* ingest(key, threadId)
+        if (key !== "resource" && record.lastObservedAt === null) yield* inheritFromSource(key, threadId)
         yield* runPasses(key)
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("memory: a turn could not be counted", cause)),

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { ensureMigrated } from "../../storage/SqlMigrations.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import { ObservationStore } from "./ObservationStore.js"
+import * as Forks from "./sql/forks.js"
 import * as Log from "./sql/log.js"
 import * as Records from "./sql/records.js"
 import * as Reflections from "./sql/reflections.js"
@@ -12,6 +13,7 @@ export const make = Effect.gen(function* () {
   const records = yield* Records.make
   const log = yield* Log.make
   const reflections = yield* Reflections.make(log.lockClaimed)
+  const forks = yield* Forks.make
   return ObservationStore.of({
     ...records,
     ingest: log.ingest,
@@ -22,6 +24,7 @@ export const make = Effect.gen(function* () {
     commitObservation: log.commitObservation,
     activeLog: log.activeLog,
     ...reflections,
+    ...forks,
   })
 })
 
