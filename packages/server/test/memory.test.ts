@@ -72,6 +72,17 @@ describe.each(storageKinds)("working memory over HTTP (%s)", (storage) => {
     expect(((await working()).body as { content: string }).content).toBe("x".repeat(limit))
   })
 
+  it("PUT with control characters (other than tab and line breaks) is 400, and stores nothing", async () => {
+    expect((await enable(true)).status).toBe(200)
+    expect((await working({ method: "PUT", body: { content: "tabs\tand\r\nlines" } })).status).toBe(200)
+    const refused = await working({ method: "PUT", body: { content: "bell\u0007" } })
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: "Working memory must not contain control characters (tab and line breaks are fine)" },
+    })
+    expect((await working()).body).toEqual({ content: "tabs\tand\r\nlines" })
+  })
+
   it("GET while disabled is { content: null } (the document is kept for when it is on again)", async () => {
     expect((await enable(true)).status).toBe(200)
     await working({ method: "PUT", body: { content: "kept" } })

@@ -19,6 +19,7 @@ export {
   WorkingMemoryDisabled,
   type WorkingMemoryEdit,
   WorkingMemoryEditRefused,
+  WorkingMemoryInvalid,
   WorkingMemoryTooLarge,
   workingScope,
 } from "./WorkingMemory.js"
@@ -26,6 +27,7 @@ export {
 type WorkingErrors =
   | WorkingMemory.WorkingMemoryDisabled
   | WorkingMemory.WorkingMemoryTooLarge
+  | WorkingMemory.WorkingMemoryInvalid
   | WorkingMemory.WorkingMemoryEditRefused
   | StorageError
 

@@ -32,6 +32,16 @@ export class WorkingMemoryTooLarge extends Schema.TaggedError<WorkingMemoryTooLa
   }
 }
 
+/** A document with control characters (other than tab and line breaks): it goes into every prompt. */
+export class WorkingMemoryInvalid extends Schema.TaggedError<WorkingMemoryInvalid>()("WorkingMemoryInvalid", {}) {
+  override get message() {
+    return "Working memory must not contain control characters (tab and line breaks are fine)"
+  }
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters refused
+const controlCharacters = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/
+
 /** An edit that cannot apply: the text to replace is absent or ambiguous, or writers kept racing. */
 export class WorkingMemoryEditRefused extends Schema.TaggedError<WorkingMemoryEditRefused>()(
   "WorkingMemoryEditRefused",
@@ -70,7 +80,8 @@ export const make = Effect.gen(function* () {
   const config = yield* AppConfig
   const enabled = Effect.map(config.get, (document) => workingMemoryOn(document.memory))
   const requireEnabled = Effect.flatMap(enabled, (on) => (on ? Effect.void : Effect.fail(new WorkingMemoryDisabled())))
-  const checkSize = (content: string) => {
+  const checkContent = (content: string) => {
+    if (controlCharacters.test(content)) return Effect.fail(new WorkingMemoryInvalid())
     const bytes = utf8Bytes(content)
     return bytes > maxWorkingBytes
       ? Effect.fail(new WorkingMemoryTooLarge({ bytes, limit: maxWorkingBytes }))
@@ -86,7 +97,7 @@ export const make = Effect.gen(function* () {
       for (let attempt = 1; attempt <= maxEditAttempts; attempt++) {
         const current = yield* store.readWorking(workingScope)
         const content = yield* next(Option.match(current, { onNone: () => "", onSome: (doc) => doc.content }))
-        yield* checkSize(content)
+        yield* checkContent(content)
         const version = Option.match(current, { onNone: () => 0, onSome: (doc) => doc.version })
         const written = yield* store.writeWorking(workingScope, content, version, yield* now, keptVersions)
         if (Option.isSome(written)) return written.value

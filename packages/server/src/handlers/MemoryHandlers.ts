@@ -23,6 +23,7 @@ export const layer = HttpApiBuilder.group(AideApi, "memory", (handlers) =>
             WorkingMemoryDisabled: (error) => new Conflict({ error: error.message }),
             WorkingMemoryEditRefused: (error) => new Conflict({ error: error.message }),
             WorkingMemoryTooLarge: (error) => new BadRequest({ error: error.message }),
+            WorkingMemoryInvalid: (error) => new BadRequest({ error: error.message }),
           }),
           dieOnStorageError,
         ),
