@@ -28,6 +28,9 @@ import * as McpRegistry from "./mcp/McpRegistry.js"
 import * as SqlMcpOAuthStore from "./mcp/SqlMcpOAuthStore.js"
 import * as Memory from "./memory/Memory.js"
 import type { MemoryStore } from "./memory/MemoryStore.js"
+import * as Recall from "./memory/recall/Recall.js"
+import * as RecallIndex from "./memory/recall/RecallIndex.js"
+import * as SqlRecallIndex from "./memory/recall/SqlRecallIndex.js"
 import * as SqlMemoryStore from "./memory/SqlMemoryStore.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
@@ -76,6 +79,7 @@ export type ServiceRequirements =
   | McpOAuthStore
   | RunLedger
   | MemoryStore
+  | RecallIndex.RecallIndex
   | AccessTokens.AccessTokens
   | PasswordHasher.PasswordHasher
   | RateLimiter.RateLimiter
@@ -97,6 +101,7 @@ export type Services =
   | McpRegistry.McpRegistry
   | McpOAuth.McpOAuth
   | Memory.Memory
+  | Recall.Recall
   | Scheduler.Scheduler
 
 /**
@@ -126,7 +131,7 @@ export const services = (options: ServicesOptions = {}): Layer.Layer<Services, S
   const scheduler = Scheduler.layer(options.scheduler).pipe(Layer.provide([chat, inbox]))
   return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler).pipe(
     // Chat reads working memory into the system prompt; the built-in tools edit it.
-    Layer.provideMerge(Memory.layer),
+    Layer.provideMerge(Layer.merge(Memory.layer, Recall.layer)),
     Layer.provideMerge(Layer.mergeAll(auth, AppConfig.layer, ToolRegistry.layer)),
   )
 }
@@ -155,6 +160,11 @@ export interface KernelOptions extends ServicesOptions {
   readonly runLedger?: Layer.Layer<RunLedger, StorageError>
   /** Working memory (and, later, observations); default `SqlMemoryStore.layer`. */
   readonly memoryStore?: Layer.Layer<MemoryStore, StorageError>
+  /**
+   * Semantic recall's index over the stored messages; default `SqlRecallIndex.layer` (kept in sync
+   * with `messages` by triggers), or `RecallIndex.layerEmpty` when `threads` is replaced.
+   */
+  readonly recallIndex?: Layer.Layer<RecallIndex.RecallIndex, StorageError>
   /** Access-token key (≥ 32 bytes); default: generated once into `<dataDir>/jwt-secret` (0600). */
   readonly signingSecret?: Redacted.Redacted<Uint8Array>
   /** Access tokens; default HS256 JWTs signed with `signingSecret` (`AccessTokens.layer`). */
@@ -190,6 +200,8 @@ export type KernelError = StorageError | SigningSecret.SigningSecretError
  */
 const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
   const { authStore, configStore, threads, chatRuns, inboxStore, mcpOAuthStore, runLedger, memoryStore } = options
+  // The SQL index reads the `messages` table: threads kept elsewhere leave it nothing to find.
+  const recallIndex = options.recallIndex ?? (threads ? RecallIndex.layerEmpty : SqlRecallIndex.layer)
   if (authStore && configStore && threads && chatRuns && inboxStore && mcpOAuthStore && runLedger && memoryStore) {
     const stores = Layer.mergeAll(
       authStore,
@@ -200,6 +212,7 @@ const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
       mcpOAuthStore,
       runLedger,
       memoryStore,
+      options.recallIndex ?? RecallIndex.layerEmpty,
     )
     return Layer.merge(stores, ids)
   }
@@ -212,6 +225,7 @@ const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
     mcpOAuthStore ?? SqlMcpOAuthStore.layer,
     runLedger ?? SqlRunLedger.layer,
     memoryStore ?? SqlMemoryStore.layer,
+    recallIndex,
   )
   const storage = options.storage ?? SqliteStorage.layer({ filename: Path.join(options.dataDir, "aide.db") })
   return Layer.provideMerge(stores, Layer.merge(storage, ids))

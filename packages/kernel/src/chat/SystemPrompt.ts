@@ -1,6 +1,6 @@
 /**
  * The system prompt of a run: the owner's personality, the assistant's name, the time now, and
- * the owner's working memory when it is on.
+ * the owner's working memory when it is on, and messages recalled from other threads.
  */
 
 /** Building an `Intl.DateTimeFormat` costs ~0.1 ms (more at first use of a zone): one per zone. */
@@ -15,7 +15,7 @@ export const timeFormat = (timeZone: string) => {
 }
 
 /** `<`, `>` and `&` as entities: nothing inside the frame can close it or open another. */
-const escapeMarkup = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+export const escapeMarkup = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
 /**
  * Working memory framed as data: it holds what the owner (or earlier conversations) wrote, so a
@@ -37,6 +37,7 @@ export const systemPrompt = (
   },
   now: Date,
   workingMemory: string | null = null,
+  recalled: string | null = null,
 ) => {
   const time = timeFormat(config.timezone).format(now)
   return [
@@ -44,6 +45,8 @@ export const systemPrompt = (
     `Your name is ${config.identity.name}.`,
     `The current time is ${time} (time zone ${config.timezone}).`,
     workingMemory === null ? "" : workingMemorySection(workingMemory),
+    // Already framed and escaped (`Recall.forTurn`).
+    recalled ?? "",
   ]
     .filter((line) => line.trim() !== "")
     .join("\n\n")

@@ -12,6 +12,8 @@ import * as SqlInboxStore from "../inbox/SqlInboxStore.js"
 import type { McpOAuthStore } from "../mcp/McpOAuthStore.js"
 import * as SqlMcpOAuthStore from "../mcp/SqlMcpOAuthStore.js"
 import type { MemoryStore } from "../memory/MemoryStore.js"
+import type { RecallIndex } from "../memory/recall/RecallIndex.js"
+import * as SqlRecallIndex from "../memory/recall/SqlRecallIndex.js"
 import * as SqlMemoryStore from "../memory/SqlMemoryStore.js"
 import type { RunLedger } from "../scheduler/RunLedger.js"
 import * as SqlRunLedger from "../scheduler/SqlRunLedger.js"
@@ -20,7 +22,16 @@ import type { Threads } from "../threads/Threads.js"
 import type { StorageError } from "./StorageError.js"
 
 /** Every store the kernel's services keep their data in. */
-export type Stores = AuthStore | ConfigStore | Threads | ChatRuns | InboxStore | McpOAuthStore | RunLedger | MemoryStore
+export type Stores =
+  | AuthStore
+  | ConfigStore
+  | Threads
+  | ChatRuns
+  | InboxStore
+  | McpOAuthStore
+  | RunLedger
+  | MemoryStore
+  | RecallIndex
 
 /**
  * Every store on one `SqlClient` (SQLite or PostgreSQL), the schema migrated first: give it a
@@ -36,4 +47,5 @@ export const layer: Layer.Layer<Stores, StorageError, SqlClient.SqlClient | Ids>
   SqlMcpOAuthStore.layer,
   SqlRunLedger.layer,
   SqlMemoryStore.layer,
+  SqlRecallIndex.layer,
 )

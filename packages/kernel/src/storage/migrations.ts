@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { Clock, Effect } from "effect"
+import { semanticRecallTables } from "../memory/recall/internal/recallSchema.js"
 
 /**
  * Schema migrations, written once for every dialect we support: plain TEXT timestamps
@@ -343,6 +344,9 @@ export const loader = Migrator.fromRecord({
   "0010_auth_credential_generation": credentialGeneration,
   "0011_chat_runs_own_store": chatRunsOwnStore,
   "0012_working_memory": workingMemoryTables,
+  // 0013 is reserved for observational memory: the migrator only runs ids above the highest
+  // applied one, so 0013 must land before any database has run 0014.
+  "0014_semantic_recall": semanticRecallTables,
 })
 
 /** Runs pending migrations; safe to call at every start (applied ones are recorded). */

@@ -1,5 +1,6 @@
 import { Cause, Clock, Deferred, Effect, FiberSet, Option, Stream } from "effect"
 import { Ids } from "../../ids/Ids.js"
+import { Recall } from "../../memory/recall/Recall.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import { type StoredMessage, Threads } from "../../threads/Threads.js"
 import { Tools } from "../../tools/Tools.js"
@@ -59,6 +60,7 @@ export const make = (
     const hub = yield* StreamHub
     const ids = yield* Ids
     const tools = yield* Tools
+    const recall = yield* Recall
     const runModel = yield* RunModel.make({ maxRetries: options.maxRetries, bounds: options.bounds })
     const { fibers, persistence, naming } = services
 
@@ -111,7 +113,8 @@ export const make = (
             bounds: options.bounds,
             startedAt,
             commit: (message, interrupted) => persistence.saveAnswer({ threadId, runId, message, interrupted }),
-            afterCommit: naming.nameThread(threadId),
+            // Embedding the turn's messages for recall runs in the background: never delays `finish`.
+            afterCommit: Effect.zipRight(naming.nameThread(threadId), recall.afterTurn(threadId)),
             release: claimed.release,
           }).pipe(Effect.annotateLogs({ threadId, runId }))
         })
