@@ -9,7 +9,7 @@
 //
 // Knobs: RECALL_MESSAGES [100000]  RECALL_PER_THREAD [20]  RECALL_QUERIES [200]
 //        BENCH_STORAGE [sqlite,postgres]  BENCH_PG_URL [postgres://postgres@127.0.0.1:5432/test]
-//        RECALL_SQLITE_DIR  a data directory to keep the seeded SQLite database in (and reuse)
+//        RECALL_SQLITE_DIR, RECALL_PG_DATABASE  where to keep the seeded database (and reuse it)
 // Prints a markdown table; writes bench/results/memory-recall-<timestamp>.json.
 
 import { execFileSync } from "node:child_process"
@@ -120,13 +120,22 @@ const measure = (runtime) =>
 const run = async (storage) => {
   const kept = storage === "sqlite" ? process.env.RECALL_SQLITE_DIR : undefined
   const dataDir = kept ?? tmpDir("aide-recall-bench-")
-  const reuse = kept !== undefined && existsSync(path.join(kept, "aide.db"))
   let dropDb
   let layerOptions = { dataDir }
+  let reuse = kept !== undefined && existsSync(path.join(kept, "aide.db"))
   if (storage === "postgres") {
-    const name = `aide_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
-    execFileSync("psql", [settings.pgAdminUrl, "-qc", `CREATE DATABASE ${name}`])
-    dropDb = () => execFileSync("psql", [settings.pgAdminUrl, "-qc", `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])
+    // RECALL_PG_DATABASE: a database to keep the seeded messages in (created once, then reused).
+    const keptDb = process.env.RECALL_PG_DATABASE
+    const name = keptDb ?? `aide_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+    const exists = execFileSync("psql", [
+      settings.pgAdminUrl,
+      "-Atc",
+      `SELECT 1 FROM pg_database WHERE datname = '${name}'`,
+    ])
+    if (exists.toString().trim() === "1") reuse = true
+    else execFileSync("psql", [settings.pgAdminUrl, "-qc", `CREATE DATABASE ${name}`])
+    if (keptDb === undefined)
+      dropDb = () => execFileSync("psql", [settings.pgAdminUrl, "-qc", `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])
     const url = new URL(settings.pgAdminUrl)
     url.pathname = `/${name}`
     layerOptions = { dataDir, storage: PostgresStorage.layer({ url: Redacted.make(url.toString()) }) }

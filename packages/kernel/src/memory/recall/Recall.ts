@@ -9,6 +9,9 @@ import { recallSection } from "./internal/section.js"
 import { queryTerms } from "./internal/terms.js"
 import { type RecalledMessage, type RecallHit, RecallIndex } from "./RecallIndex.js"
 
+/** The words of a query as the indexes get them (letters and digits only, no stopwords). */
+export { queryTerms } from "./internal/terms.js"
+
 /** Longest wait for the query's embedding before the turn goes on with full-text hits alone. */
 export const queryEmbeddingTimeout = Duration.seconds(2)
 
