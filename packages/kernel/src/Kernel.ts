@@ -30,6 +30,9 @@ import * as Memory from "./memory/Memory.js"
 import type { MemoryStore } from "./memory/MemoryStore.js"
 import type { ObservationStore } from "./memory/observational/ObservationStore.js"
 import * as SqlObservationStore from "./memory/observational/SqlObservationStore.js"
+import * as Recall from "./memory/recall/Recall.js"
+import * as RecallIndex from "./memory/recall/RecallIndex.js"
+import * as SqlRecallIndex from "./memory/recall/SqlRecallIndex.js"
 import * as SqlMemoryStore from "./memory/SqlMemoryStore.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
@@ -81,6 +84,7 @@ export type ServiceRequirements =
   | RunLedger
   | MemoryStore
   | ObservationStore
+  | RecallIndex.RecallIndex
   | AccessTokens.AccessTokens
   | PasswordHasher.PasswordHasher
   | RateLimiter.RateLimiter
@@ -102,6 +106,7 @@ export type Services =
   | McpRegistry.McpRegistry
   | McpOAuth.McpOAuth
   | Memory.Memory
+  | Recall.Recall
   | Scheduler.Scheduler
 
 /**
@@ -131,8 +136,8 @@ export const services = (options: ServicesOptions = {}): Layer.Layer<Services, S
   const scheduler = Scheduler.layer(options.scheduler).pipe(Layer.provide([chat, inbox]))
   return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler).pipe(
     // Chat reads memory into the model's context and feeds it after each turn; the built-in
-    // tools edit working memory.
-    Layer.provideMerge(Memory.layer(options.memory)),
+    // tools edit working memory; recall adds messages of other threads.
+    Layer.provideMerge(Layer.merge(Memory.layer(options.memory), Recall.layer)),
     Layer.provideMerge(Layer.mergeAll(auth, AppConfig.layer, ToolRegistry.layer)),
   )
 }
@@ -163,6 +168,11 @@ export interface KernelOptions extends ServicesOptions {
   readonly memoryStore?: Layer.Layer<MemoryStore, StorageError>
   /** Observational memory (records, observations, reflections); default `SqlObservationStore.layer`. */
   readonly observationStore?: Layer.Layer<ObservationStore, StorageError>
+  /**
+   * Semantic recall's index over the stored messages; default `SqlRecallIndex.layer` (kept in sync
+   * with `messages` by triggers), or `RecallIndex.layerEmpty` when `threads` is replaced.
+   */
+  readonly recallIndex?: Layer.Layer<RecallIndex.RecallIndex, StorageError>
   /** Access-token key (≥ 32 bytes); default: generated once into `<dataDir>/jwt-secret` (0600). */
   readonly signingSecret?: Redacted.Redacted<Uint8Array>
   /** Access tokens; default HS256 JWTs signed with `signingSecret` (`AccessTokens.layer`). */
@@ -199,6 +209,8 @@ export type KernelError = StorageError | SigningSecret.SigningSecretError
 const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
   const { authStore, configStore, threads, chatRuns, inboxStore, mcpOAuthStore, runLedger } = options
   const { memoryStore, observationStore } = options
+  // The SQL index reads the `messages` table: threads kept elsewhere leave it nothing to find.
+  const recallIndex = options.recallIndex ?? (threads ? RecallIndex.layerEmpty : SqlRecallIndex.layer)
   const allGiven = authStore && configStore && threads && chatRuns && inboxStore && mcpOAuthStore && runLedger
   if (allGiven && memoryStore && observationStore) {
     const stores = Layer.mergeAll(
@@ -211,6 +223,7 @@ const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
       runLedger,
       memoryStore,
       observationStore,
+      options.recallIndex ?? RecallIndex.layerEmpty,
     )
     return Layer.merge(stores, ids)
   }
@@ -224,6 +237,7 @@ const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
     runLedger ?? SqlRunLedger.layer,
     memoryStore ?? SqlMemoryStore.layer,
     observationStore ?? SqlObservationStore.layer,
+    recallIndex,
   )
   const storage = options.storage ?? SqliteStorage.layer({ filename: Path.join(options.dataDir, "aide.db") })
   return Layer.provideMerge(stores, Layer.merge(storage, ids))

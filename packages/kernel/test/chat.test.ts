@@ -12,6 +12,8 @@ import * as AppConfig from "../src/config/AppConfig.js"
 import * as Ids from "../src/ids/Ids.js"
 import * as Memory from "../src/memory/Memory.js"
 import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
+import * as Recall from "../src/memory/recall/Recall.js"
+import * as SqlRecallIndex from "../src/memory/recall/SqlRecallIndex.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 import * as SqlThreads from "../src/threads/SqlThreads.js"
 import { type StoredMessage, Threads } from "../src/threads/Threads.js"
@@ -87,6 +89,7 @@ const kernel = Chat.layer({ maxRetries: 0 }).pipe(
       Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
       SqlChatRuns.layer,
       Memory.layer().pipe(Layer.provide([SqlMemoryStore.layer, SqlObservationStore.layer, Ids.layer])),
+      Recall.layer.pipe(Layer.provide(SqlRecallIndex.layer)),
     ),
   ),
   Layer.provideMerge(

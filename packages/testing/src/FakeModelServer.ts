@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { embeddingsBody } from "./embeddings.js"
 import { type ChatCompletionRequest, defaultTurn, type RecordedRequest, type Turn } from "./Turn.js"
 import { type Answer, chunks, completion, errorBody, makeAnswer } from "./wire.js"
 
@@ -9,6 +10,13 @@ export interface FakeModelServerOptions {
   readonly port?: number
   /** Ids listed by `GET /v1/models`; defaults to `["fake-model", "fake-model-mini"]`. */
   readonly models?: ReadonlyArray<string>
+}
+
+/** The JSON body of a `POST /v1/embeddings` request. */
+export interface EmbeddingsRequest {
+  readonly model: string
+  readonly input: string | ReadonlyArray<string>
+  readonly [key: string]: unknown
 }
 
 const sleep = (ms: number | undefined) =>
@@ -39,6 +47,9 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
 export class FakeModelServer {
   /** Chat requests received, in arrival order (`GET /v1/models` and unknown routes are not kept). */
   readonly requests: Array<RecordedRequest> = []
+  /** Embedding requests (`POST /v1/embeddings`), in arrival order; kept apart from chat `requests`. */
+  readonly embeddingRequests: Array<EmbeddingsRequest> = []
+  #concepts = new Map<string, string>()
   #queue: Array<Turn> = []
   #completions = 0
   #toolCalls = 0
@@ -84,6 +95,19 @@ export class FakeModelServer {
     return this
   }
 
+  /**
+   * Declares groups of words that mean the same to `POST /v1/embeddings` (each group embeds as
+   * its first word), so a paraphrase sharing no word with the original is still near it.
+   *
+   * @example
+   * server.concepts(["car", "automobile", "vehicle"])
+   */
+  concepts(...groups: ReadonlyArray<ReadonlyArray<string>>): this {
+    for (const group of groups)
+      for (const word of group) this.#concepts.set(word.toLowerCase(), group[0]!.toLowerCase())
+    return this
+  }
+
   /** How many scripted turns are still unconsumed. */
   get remaining(): number {
     return this.#queue.length
@@ -93,6 +117,7 @@ export class FakeModelServer {
   reset(): void {
     this.#queue = []
     this.requests.length = 0
+    this.embeddingRequests.length = 0
   }
 
   /** Stops listening and drops every open connection (streams in flight are cut). */
@@ -110,6 +135,7 @@ export class FakeModelServer {
       const data = this.models.map((id) => ({ id, object: "model", created: 0, owned_by: "aide-testing" }))
       return sendJson(res, 200, { object: "list", data })
     }
+    if (route === "POST /v1/embeddings") return this.embed(req, res)
     if (route !== "POST /v1/chat/completions") {
       return sendJson(res, 404, errorBody(`Unknown route: ${route}`, "invalid_request_error", "not_found"))
     }
@@ -140,6 +166,22 @@ export class FakeModelServer {
       return sendJson(res, 200, completion(answer))
     }
     return this.stream(res, answer, turn, body.stream_options?.include_usage === true)
+  }
+
+  /** Deterministic embeddings (`fakeEmbedding`): a hashed bag of words, 64 dimensions. */
+  private async embed(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: EmbeddingsRequest
+    try {
+      body = JSON.parse(await readBody(req))
+    } catch {
+      return sendJson(res, 400, errorBody("The request body is not valid JSON.", "invalid_request_error"))
+    }
+    this.embeddingRequests.push(body)
+    const inputs = typeof body.input === "string" ? [body.input] : body.input
+    if (!Array.isArray(inputs) || !inputs.every((input) => typeof input === "string")) {
+      return sendJson(res, 400, errorBody("input must be a string or an array of strings.", "invalid_request_error"))
+    }
+    return sendJson(res, 200, embeddingsBody(body.model, inputs, this.#concepts))
   }
 
   private take(request: RecordedRequest): Turn {

@@ -2,7 +2,8 @@
  * @aide/testing — test helpers for Aide and its plugins. `FakeModelServer` is a scripted,
  * OpenAI-compatible model server on loopback, so tests drive the real AI SDK provider over HTTP.
  */
-export { FakeModelServer, type FakeModelServerOptions } from "./FakeModelServer.js"
+export { embeddingDimensions, fakeEmbedding } from "./embeddings.js"
+export { type EmbeddingsRequest, FakeModelServer, type FakeModelServerOptions } from "./FakeModelServer.js"
 export { collectSse, parseSse, type SseEvent } from "./sse.js"
 export {
   type ChatCompletionRequest,

@@ -1,6 +1,7 @@
 /**
  * The system prompt of a run: the owner's personality, the assistant's name, the time now, the
- * owner's working memory and the observations of observational memory when they are on.
+ * owner's working memory, the observations of observational memory and messages recalled from
+ * other threads, each when it is on.
  */
 
 /** Building an `Intl.DateTimeFormat` costs ~0.1 ms (more at first use of a zone): one per zone. */
@@ -15,7 +16,7 @@ export const timeFormat = (timeZone: string) => {
 }
 
 /** `<`, `>` and `&` as entities: nothing inside the frame can close it or open another. */
-const escapeMarkup = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+export const escapeMarkup = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
 /**
  * Working memory framed as data: it holds what the owner (or earlier conversations) wrote, so a
@@ -50,6 +51,7 @@ export const systemPrompt = (
   now: Date,
   workingMemory: string | null = null,
   observations: string | null = null,
+  recalled: string | null = null,
 ) => {
   const time = timeFormat(config.timezone).format(now)
   return [
@@ -58,6 +60,8 @@ export const systemPrompt = (
     `The current time is ${time} (time zone ${config.timezone}).`,
     workingMemory === null ? "" : workingMemorySection(workingMemory),
     observations === null ? "" : observationsSection(observations),
+    // Already framed and escaped (`Recall.forTurn`).
+    recalled ?? "",
   ]
     .filter((line) => line.trim() !== "")
     .join("\n\n")

@@ -15,3 +15,9 @@ export class UnknownProvider extends Schema.TaggedError<UnknownProvider>()("Unkn
   provider: Schema.String,
   message: Schema.String,
 }) {}
+
+/** A provider without embedding models (e.g. Anthropic): `memory.semanticRecall.embedder` cannot name it. */
+export class EmbeddingsUnsupported extends Schema.TaggedError<EmbeddingsUnsupported>()("EmbeddingsUnsupported", {
+  provider: Schema.String,
+  message: Schema.String,
+}) {}

@@ -1,6 +1,6 @@
-import type { LanguageModel } from "ai"
+import type { EmbeddingModel, LanguageModel } from "ai"
 import { Context, Effect, Either, Layer, type Scope } from "effect"
-import { ModelNotConfigured, UnknownProvider } from "./ModelErrors.js"
+import { EmbeddingsUnsupported, ModelNotConfigured, UnknownProvider } from "./ModelErrors.js"
 import { catalogue, type Provider, type ProviderContext, type ProviderDefinition, type ReadEnv } from "./Providers.js"
 import * as ServedModels from "./ServedModels.js"
 
@@ -44,6 +44,14 @@ export class ModelRegistry extends Context.Tag("@aide/kernel/ModelRegistry")<
     readonly languageModel: (
       selection: ModelSelection,
     ) => Effect.Effect<ResolvedModel, ModelNotConfigured | UnknownProvider>
+    /**
+     * An embedding model (semantic recall's `embedder`). Optional: a registry without it (an
+     * embedder's own) leaves recall on full-text search.
+     */
+    readonly embeddingModel?: (selection: {
+      readonly provider: string
+      readonly model: string
+    }) => Effect.Effect<EmbeddingModel, ModelNotConfigured | UnknownProvider | EmbeddingsUnsupported>
   }
 >() {}
 
@@ -133,12 +141,12 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
     return model
   }
 
-  const languageModel = Effect.fn("ModelRegistry.languageModel")(function* (selection: ModelSelection) {
-    const provider = byId.get(selection.provider)
+  const configuredProvider = Effect.fn("ModelRegistry.provider")(function* (id: string) {
+    const provider = byId.get(id)
     if (provider === undefined) {
       return yield* new UnknownProvider({
-        provider: selection.provider,
-        message: `unknown provider ${selection.provider} (known: ${providerIds.join(", ")})`,
+        provider: id,
+        message: `unknown provider ${id} (known: ${providerIds.join(", ")})`,
       })
     }
     const missing = provider.requiredEnv.filter((name) => read(name) === undefined)
@@ -149,6 +157,11 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
         message: `provider ${provider.id} is not configured: set ${missing.join(" and ")}`,
       })
     }
+    return provider
+  })
+
+  const languageModel = Effect.fn("ModelRegistry.languageModel")(function* (selection: ModelSelection) {
+    const provider = yield* configuredProvider(selection.provider)
     const model =
       models.get(`${provider.id}\u0000${selection.model}`) ??
       (yield* Effect.promise(() => modelFor(provider, selection.model)))
@@ -158,7 +171,33 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
     return { model, settings } satisfies ResolvedModel
   })
 
-  return ModelRegistry.of({ providerIds, providers, languageModel })
+  // Embedding factories, created on first use like the language ones; the models are cheap to make.
+  const embedders = new Map<string, Promise<(model: string) => EmbeddingModel>>()
+  const embeddingModel = Effect.fn("ModelRegistry.embeddingModel")(function* (selection: {
+    readonly provider: string
+    readonly model: string
+  }) {
+    const provider = yield* configuredProvider(selection.provider)
+    const load = provider.loadEmbedding
+    if (load === undefined) {
+      return yield* new EmbeddingsUnsupported({
+        provider: provider.id,
+        message: `provider ${provider.id} has no embedding models`,
+      })
+    }
+    let create = embedders.get(provider.id)
+    if (create === undefined) {
+      create = load(context).catch((error: unknown) => {
+        embedders.delete(provider.id)
+        throw error
+      })
+      embedders.set(provider.id, create)
+    }
+    const factory = yield* Effect.promise(() => create)
+    return factory(selection.model)
+  })
+
+  return ModelRegistry.of({ providerIds, providers, languageModel, embeddingModel })
 }
 
 /**

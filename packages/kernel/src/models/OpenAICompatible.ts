@@ -1,4 +1,4 @@
-import type { ModelListRequest, ProviderDefinition, ReadEnv } from "./Providers.js"
+import type { ModelListRequest, ProviderContext, ProviderDefinition, ReadEnv } from "./Providers.js"
 
 /**
  * Providers that speak OpenAI's Chat Completions API, made with `@ai-sdk/openai-compatible`:
@@ -49,6 +49,17 @@ export const preset = (options: OpenAICompatiblePreset): ProviderDefinition => {
       probe: options.local === true && env(baseUrlVar) === undefined,
     }
   }
+  const create = async ({ env, fetch }: ProviderContext) => {
+    const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible")
+    const apiKey = env(apiKeyVar)
+    return createOpenAICompatible({
+      name: options.id,
+      baseURL: baseUrlOf(env)!,
+      includeUsage: options.includeUsage ?? true,
+      fetch,
+      ...(apiKey === undefined ? {} : { apiKey }),
+    })
+  }
   return {
     id: options.id,
     name: options.name,
@@ -56,17 +67,13 @@ export const preset = (options: OpenAICompatiblePreset): ProviderDefinition => {
     requiredEnv,
     envVars,
     docUrl: options.docUrl,
-    load: async ({ env, fetch }) => {
-      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible")
-      const apiKey = env(apiKeyVar)
-      const provider = createOpenAICompatible({
-        name: options.id,
-        baseURL: baseUrlOf(env)!,
-        includeUsage: options.includeUsage ?? true,
-        fetch,
-        ...(apiKey === undefined ? {} : { apiKey }),
-      })
+    load: async (context) => {
+      const provider = await create(context)
       return (model) => provider.chatModel(model)
+    },
+    loadEmbedding: async (context) => {
+      const provider = await create(context)
+      return (model) => provider.embeddingModel(model)
     },
     modelList,
   }

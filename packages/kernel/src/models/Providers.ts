@@ -1,4 +1,4 @@
-import type { LanguageModel } from "ai"
+import type { EmbeddingModel, LanguageModel } from "ai"
 import { Schema } from "effect"
 import { sdkProviders } from "./internal/sdkProviders.js"
 import { presets } from "./OpenAICompatible.js"
@@ -54,6 +54,8 @@ export interface ProviderDefinition {
    * }
    */
   readonly load: (context: ProviderContext) => Promise<(modelId: string) => LanguageModel>
+  /** The provider's embedding models, if it has any (for semantic recall); loaded like `load`. */
+  readonly loadEmbedding?: (context: ProviderContext) => Promise<(modelId: string) => EmbeddingModel>
   /** Where the server lists its models, if it does: `GET /api/models` then lists those. */
   readonly modelList?: (env: ReadEnv) => ModelListRequest | undefined
 }

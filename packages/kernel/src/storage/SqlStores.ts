@@ -14,6 +14,8 @@ import * as SqlMcpOAuthStore from "../mcp/SqlMcpOAuthStore.js"
 import type { MemoryStore } from "../memory/MemoryStore.js"
 import type { ObservationStore } from "../memory/observational/ObservationStore.js"
 import * as SqlObservationStore from "../memory/observational/SqlObservationStore.js"
+import type { RecallIndex } from "../memory/recall/RecallIndex.js"
+import * as SqlRecallIndex from "../memory/recall/SqlRecallIndex.js"
 import * as SqlMemoryStore from "../memory/SqlMemoryStore.js"
 import type { RunLedger } from "../scheduler/RunLedger.js"
 import * as SqlRunLedger from "../scheduler/SqlRunLedger.js"
@@ -32,6 +34,7 @@ export type Stores =
   | RunLedger
   | MemoryStore
   | ObservationStore
+  | RecallIndex
 
 /**
  * Every store on one `SqlClient` (SQLite or PostgreSQL), the schema migrated first: give it a
@@ -48,4 +51,5 @@ export const layer: Layer.Layer<Stores, StorageError, SqlClient.SqlClient | Ids>
   SqlRunLedger.layer,
   SqlMemoryStore.layer,
   SqlObservationStore.layer,
+  SqlRecallIndex.layer,
 )

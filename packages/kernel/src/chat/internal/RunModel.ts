@@ -2,6 +2,7 @@ import type { ToolSet, UIMessage } from "ai"
 import { Effect, Runtime } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import { Memory } from "../../memory/Memory.js"
+import { Recall } from "../../memory/recall/Recall.js"
 import { ModelRegistry } from "../../models/ModelRegistry.js"
 import type { StoredMessage } from "../../threads/Threads.js"
 import { ChatModelError } from "../ChatErrors.js"
@@ -26,6 +27,7 @@ export const make = (options: RunModelOptions) =>
     const appConfig = yield* AppConfig
     const models = yield* ModelRegistry
     const memory = yield* Memory
+    const recall = yield* Recall
     // Provider errors surface in the SDK's callbacks; log them through our logger, not stderr.
     const runtime = yield* Effect.runtime<never>()
     const logProviderError = (error: unknown): void => {
@@ -71,6 +73,8 @@ export const make = (options: RunModelOptions) =>
           ),
         )
         const usable = yield* usableMessages(threadId, context.history)
+        // Never fails: recall that errs or finds nothing leaves the prompt as it was.
+        const recalled = yield* recall.forTurn({ threadId, history: call.history })
         const { convertToModelMessages } = yield* Effect.promise(loadAi)
         let providerError: unknown
         const begin = (messages: ReadonlyArray<StoredMessage>) =>
@@ -86,7 +90,13 @@ export const make = (options: RunModelOptions) =>
             return yield* ModelStream.open({
               model: resolved.model,
               settings: resolved.settings,
-              system: systemPrompt(resolved.config, call.startedAt, resolved.workingMemory, context.observations),
+              system: systemPrompt(
+                resolved.config,
+                call.startedAt,
+                resolved.workingMemory,
+                context.observations,
+                recalled,
+              ),
               messages: modelMessages,
               tools: call.tools,
               maxSteps: call.maxSteps,

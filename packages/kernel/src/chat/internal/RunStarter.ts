@@ -1,6 +1,7 @@
 import { Cause, Clock, Deferred, Effect, FiberSet, Option, Stream } from "effect"
 import { Ids } from "../../ids/Ids.js"
 import { Memory } from "../../memory/Memory.js"
+import { Recall } from "../../memory/recall/Recall.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import { type StoredMessage, Threads } from "../../threads/Threads.js"
 import { Tools } from "../../tools/Tools.js"
@@ -61,6 +62,7 @@ export const make = (
     const ids = yield* Ids
     const tools = yield* Tools
     const memory = yield* Memory
+    const recall = yield* Recall
     const runModel = yield* RunModel.make({ maxRetries: options.maxRetries, bounds: options.bounds })
     const { fibers, persistence, naming } = services
 
@@ -113,8 +115,13 @@ export const make = (
             bounds: options.bounds,
             startedAt,
             commit: (message, interrupted) => persistence.saveAnswer({ threadId, runId, message, interrupted }),
-            // Memory counts the turn in its own fibers: this never waits for an observer.
-            afterCommit: Effect.zipRight(naming.nameThread(threadId), memory.afterTurn(threadId)),
+            // Memory counts the turn and recall embeds it in their own fibers: neither delays `finish`.
+            afterCommit: Effect.all(
+              [naming.nameThread(threadId), memory.afterTurn(threadId), recall.afterTurn(threadId)],
+              {
+                discard: true,
+              },
+            ),
             release: claimed.release,
           }).pipe(Effect.annotateLogs({ threadId, runId }))
         })

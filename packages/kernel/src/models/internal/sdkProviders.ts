@@ -37,6 +37,15 @@ export const sdkProviders: ReadonlyArray<ProviderDefinition> = [
       // Chat Completions rather than Responses: every OpenAI-compatible server (and fake) speaks it.
       return (model) => openai.chat(model)
     },
+    loadEmbedding: async ({ env, fetch }) => {
+      const { createOpenAI } = await import("@ai-sdk/openai")
+      const openai = createOpenAI({
+        apiKey: env("OPENAI_API_KEY")!,
+        baseURL: env("OPENAI_BASE_URL") ?? openAiUrl,
+        fetch,
+      })
+      return (model) => openai.embeddingModel(model)
+    },
   },
   {
     id: "anthropic",
