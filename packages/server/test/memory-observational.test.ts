@@ -104,6 +104,7 @@ describe.each(storageKinds)("observational memory over HTTP (%s)", (storage) => 
       [{ semanticRecall: { topK: 0 } }, "memory.semanticRecall.topK"],
       [{ model: "no-slash" }, "memory.model"],
       [{ model: "nobody/model-x" }, "memory.model: unknown provider"],
+      [{ semanticRecall: { embedder: "nobody/embed-x" } }, "memory.semanticRecall.embedder: unknown provider"],
       [{ enabled: "yes" }, "memory.enabled"],
       [{ extra: true }, "memory.extra"],
     ] as const) {

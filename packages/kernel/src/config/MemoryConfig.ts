@@ -119,3 +119,14 @@ export const storedMemoryProvider = (memory: unknown): string | undefined => {
   }
   return undefined
 }
+
+/** The provider the recall embedder names in a stored document, to check against the registry. */
+export const storedEmbedderProvider = (memory: unknown): string | undefined => {
+  if (typeof memory !== "object" || memory === null) return undefined
+  const recall = (memory as { semanticRecall?: unknown }).semanticRecall
+  if (typeof recall !== "object" || recall === null) return undefined
+  const embedder = (recall as { embedder?: unknown }).embedder
+  return typeof embedder === "string" && providerSlashModel.test(embedder)
+    ? embedder.slice(0, embedder.indexOf("/"))
+    : undefined
+}

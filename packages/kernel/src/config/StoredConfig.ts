@@ -1,7 +1,7 @@
 import { Either, Schema } from "effect"
 import { describeParseError } from "../validation/Problems.js"
 import { AppConfigDocument, defaults, maxDepth, unknownProvider } from "./ConfigModel.js"
-import { storedMemoryProvider } from "./MemoryConfig.js"
+import { storedEmbedderProvider, storedMemoryProvider } from "./MemoryConfig.js"
 import { isJsonObject, type JsonObject, mergePatch, pathDeeperThan, setKey } from "./MergePatch.js"
 
 /**
@@ -63,6 +63,11 @@ export const resolve = (
       ...problems,
       unknownProvider(memoryProvider, providerIds).replace("models.operator.provider", "memory.model"),
     ]
+  }
+  const embedderProvider = storedEmbedderProvider(stored.memory)
+  if (embedderProvider !== undefined && !providerIds.includes(embedderProvider)) {
+    const problem = unknownProvider(embedderProvider, providerIds)
+    problems = [...problems, problem.replace("models.operator.provider", "memory.semanticRecall.embedder")]
   }
   return problems.length === 0 ? decoded : Either.left(problems)
 }
