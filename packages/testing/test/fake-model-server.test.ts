@@ -349,9 +349,9 @@ describe("wire format", () => {
   })
 
   it("unknown routes answer 404 with an OpenAI error body", async () => {
-    const response = await fetch(`${server.url}/embeddings`, { method: "POST", body: "{}" })
+    const response = await fetch(`${server.url}/images/generations`, { method: "POST", body: "{}" })
     expect(response.status).toBe(404)
-    expect(await response.json()).toMatchObject({ error: { message: "Unknown route: POST /v1/embeddings" } })
+    expect(await response.json()).toMatchObject({ error: { message: "Unknown route: POST /v1/images/generations" } })
   })
 
   it("a body that is not JSON answers 400", async () => {
