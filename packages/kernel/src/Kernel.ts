@@ -35,6 +35,7 @@ import * as RecallIndex from "./memory/recall/RecallIndex.js"
 import * as SqlRecallIndex from "./memory/recall/SqlRecallIndex.js"
 import * as SqlMemoryStore from "./memory/SqlMemoryStore.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
+import * as PluginCatalog from "./plugins/PluginCatalog.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
 import type { RunLedger } from "./scheduler/RunLedger.js"
 import * as Scheduler from "./scheduler/Scheduler.js"
@@ -71,6 +72,8 @@ export interface ServicesOptions {
   readonly scheduler?: Scheduler.SchedulerOptions
   /** Observational memory: claim lease and circuit breaker settings. */
   readonly memory?: Memory.ObservationalOptions
+  /** Where plugins are found and the environment their declared variables are checked in. */
+  readonly plugins?: PluginCatalog.PluginCatalogOptions
 }
 
 /** What the services Layer needs from outside: every store and every replaceable mechanism. */
@@ -107,6 +110,7 @@ export type Services =
   | McpOAuth.McpOAuth
   | Memory.Memory
   | Recall.Recall
+  | PluginCatalog.PluginCatalog
   | Scheduler.Scheduler
 
 /**
@@ -134,7 +138,8 @@ export const services = (options: ServicesOptions = {}): Layer.Layer<Services, S
   const builtinTools = Layer.mergeAll(BuiltinTools.layer.pipe(Layer.provide(inbox)), options.tools ?? Layer.empty)
   // Runs prompts through chat and delivers to the inbox; neither of them knows the scheduler.
   const scheduler = Scheduler.layer(options.scheduler).pipe(Layer.provide([chat, inbox]))
-  return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler).pipe(
+  const plugins = PluginCatalog.layer(options.plugins)
+  return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler, plugins).pipe(
     // Chat reads memory into the model's context and feeds it after each turn; the built-in
     // tools edit working memory; recall adds messages of other threads.
     Layer.provideMerge(Layer.merge(Memory.layer(options.memory), Recall.layer)),
@@ -277,7 +282,8 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
   )
   // SQLite in the data dir is this process's alone: a claim found at start is a crashed run's.
   const memory = { releaseClaimsAtStart: options.storage === undefined, ...options.memory }
-  return services({ ...options, memory, mcp: { env: options.env ?? {}, ...options.mcp } }).pipe(
+  const plugins = { pluginsDir: Path.join(options.dataDir, "plugins"), env: options.env ?? {}, ...options.plugins }
+  return services({ ...options, memory, plugins, mcp: { env: options.env ?? {}, ...options.mcp } }).pipe(
     Layer.provideMerge(titles),
     Layer.provideMerge(mechanisms),
     Layer.provideMerge(stores),

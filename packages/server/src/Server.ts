@@ -1,4 +1,5 @@
 import { createServer } from "node:http"
+import * as Path from "node:path"
 import { Kernel, SigningSecret, type StorageError, StreamHub } from "@aide/kernel"
 import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerResponse, OpenApi } from "@effect/platform"
 // Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
@@ -15,6 +16,7 @@ import * as McpHandlers from "./handlers/McpHandlers.js"
 import * as McpOAuthHandlers from "./handlers/McpOAuthHandlers.js"
 import * as MemoryHandlers from "./handlers/MemoryHandlers.js"
 import * as ModelsHandlers from "./handlers/ModelsHandlers.js"
+import * as PluginsHandlers from "./handlers/PluginsHandlers.js"
 import * as ScheduleHandlers from "./handlers/ScheduleHandlers.js"
 import * as StatusHandlers from "./handlers/StatusHandlers.js"
 import * as ThreadsHandlers from "./handlers/ThreadsHandlers.js"
@@ -67,6 +69,11 @@ export const kernelLayer = (options: ServerOptions) =>
         ...(signingSecret === undefined ? {} : { signingSecret }),
         env: options.env ?? process.env,
         mcpOAuth: { redirectUrl: callbackUrl(options.publicUrl ?? defaultPublicUrl(options)) },
+        plugins: {
+          pluginsDir: Path.join(options.dataDir, "plugins"),
+          paths: options.pluginsPath ?? [],
+          env: options.env ?? process.env,
+        },
         streamHub: StreamHub.layerMemory({
           ...(options.streamMaxSubscribersPerStream === undefined
             ? {}
@@ -99,6 +106,7 @@ export const apiLayer = (options: ServerOptions) =>
       ThreadsHandlers.layer,
       ConfigHandlers.layer,
       ModelsHandlers.layer,
+      PluginsHandlers.layer,
       InboxHandlers.layer,
       InboxHandlers.destinationsLayer,
       ScheduleHandlers.layer,

@@ -35,6 +35,8 @@ export interface ServerConfig {
   readonly streamMaxSubscribersPerStream?: number | undefined
   /** `AIDE_STREAM_MAX_SUBSCRIBERS`, default 10,000: more reconnects over all chat streams get 503. */
   readonly streamMaxSubscribers?: number | undefined
+  /** `AIDE_PLUGINS_PATH`: absolute plugin folders (or folders of them), `:`-separated, besides `<dataDir>/plugins`. */
+  readonly pluginsPath?: ReadonlyArray<string> | undefined
 }
 
 export const defaultMaxBodyBytes = 1024 * 1024
@@ -93,5 +95,14 @@ export const fromEnv: Config.Config<ServerConfig> = Config.all({
   publicUrl: Config.string("AIDE_PUBLIC_URL").pipe(
     Config.withDefault(""),
     Config.map((url) => (url === "" ? undefined : url.replace(/\/+$/, ""))),
+  ),
+  pluginsPath: Config.string("AIDE_PLUGINS_PATH").pipe(
+    Config.withDefault(""),
+    Config.map((value) => value.split(":").filter((entry) => entry.trim() !== "")),
+    // Never the working directory by accident: a relative entry is refused, not resolved.
+    Config.validate({
+      message: "AIDE_PLUGINS_PATH entries must be absolute paths, separated by ':'",
+      validation: (entries) => entries.every((entry) => entry.startsWith("/")),
+    }),
   ),
 })

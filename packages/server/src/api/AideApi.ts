@@ -10,6 +10,7 @@ import { McpOAuthApi } from "./McpOAuthApi.js"
 import { MemoryApi } from "./MemoryApi.js"
 import { ModelsApi } from "./ModelsApi.js"
 import { documentRateLimitHeaders } from "./OpenApiHeaders.js"
+import { PluginsApi } from "./PluginsApi.js"
 import { ScheduleApi } from "./ScheduleApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { ThreadsApi } from "./ThreadsApi.js"
@@ -23,6 +24,7 @@ export class AideApi extends HttpApi.make("aide")
   .add(ThreadsApi)
   .add(ConfigApi)
   .add(ModelsApi)
+  .add(PluginsApi)
   .add(InboxApi)
   .add(ScheduleDestinationsApi)
   .add(ScheduleApi)

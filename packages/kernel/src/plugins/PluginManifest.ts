@@ -1,0 +1,119 @@
+import { Schema } from "effect"
+
+/**
+ * `aide.plugin.json`, the manifest of a plugin (docs/plugins.md; JSON Schema in
+ * docs/plugin-manifest.schema.json). Read and checked without running any of the plugin's code.
+ */
+
+const text = (max: number) =>
+  Schema.String.pipe(
+    Schema.minLength(1, { message: () => "must be a non-empty string" }),
+    Schema.maxLength(max, { message: () => `must be at most ${max} characters` }),
+  )
+
+const optionalText = (max: number, description: string) =>
+  Schema.optionalWith(Schema.NullOr(text(max)), { exact: true }).annotations({ description })
+
+/** Ids appear in tool ids as `<pluginId>:<toolId>`: no colons, no spaces. */
+export const PluginId = Schema.String.pipe(
+  Schema.pattern(/^[a-z0-9][a-z0-9._-]{0,63}$/, {
+    message: () => "must be 1–64 characters: lower-case letters, digits, '.', '_' or '-' (no colons)",
+  }),
+).annotations({ identifier: "PluginId" })
+
+/** A path inside the plugin folder: relative, no `..` segment. */
+const EntryPath = Schema.String.pipe(
+  Schema.filter(
+    (value) =>
+      (value !== "" && !value.startsWith("/") && !/^[A-Za-z]:/.test(value) && !value.split(/[\\/]/).includes("..")) ||
+      "must be a relative path inside the plugin folder (no '..')",
+  ),
+)
+
+const EnvVarName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "must be an environment variable name" }),
+)
+
+export const ConfigFieldDescriptor = Schema.Struct({
+  key: Schema.String.pipe(
+    Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: () => "must be an identifier (letters, digits, _)" }),
+  ),
+  label: text(200),
+  type: Schema.Literal("text", "number", "password", "enum", "boolean"),
+  required: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  placeholder: Schema.optionalWith(Schema.String, { exact: true }),
+  description: Schema.optionalWith(Schema.String, { exact: true }),
+  options: Schema.optionalWith(
+    Schema.Array(Schema.Struct({ value: Schema.String, label: Schema.optionalWith(Schema.String, { exact: true }) })),
+    { exact: true },
+  ),
+})
+  .pipe(
+    Schema.filter(
+      (field) =>
+        field.type !== "enum" || (field.options !== undefined && field.options.length > 0) || "an enum needs options",
+    ),
+  )
+  .annotations({ identifier: "ConfigFieldDescriptor" })
+export type ConfigFieldDescriptor = typeof ConfigFieldDescriptor.Type
+
+/** What a compartment-sandboxed tool may use (nothing unless declared). */
+export const Permissions = Schema.Struct({
+  time: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  random: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  env: Schema.optionalWith(Schema.Array(EnvVarName), { exact: true }),
+  network: Schema.optionalWith(
+    Schema.Array(
+      Schema.String.pipe(
+        Schema.pattern(/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)+$/i, {
+          message: () => "must be a host name, optionally starting with '*.'",
+        }),
+      ),
+    ),
+    { exact: true },
+  ),
+  fs: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.minLength(1))), { exact: true }),
+}).annotations({ identifier: "Permissions" })
+export type Permissions = typeof Permissions.Type
+
+export const ToolEntry = Schema.Struct({
+  entry: EntryPath,
+  sandbox: Schema.optionalWith(Schema.Literal("compartment", "host"), { exact: true }),
+  permissions: Schema.optionalWith(Permissions, { exact: true }),
+  requireApproval: Schema.optionalWith(Schema.Boolean, { exact: true }),
+})
+
+export const AgentEntry = Schema.Struct({
+  entry: EntryPath,
+  useTools: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  model: Schema.optionalWith(Schema.Struct({ provider: text(100), model: text(200) }), { exact: true }),
+})
+
+export const ChannelEntry = Schema.Struct({ entry: EntryPath })
+
+export const PluginManifest = Schema.Struct({
+  manifestVersion: Schema.Literal(1),
+  id: PluginId,
+  name: text(100),
+  description: optionalText(2_000, "What the plugin does"),
+  author: optionalText(200, "Who made it"),
+  icon: optionalText(2_000, "A URL or a path inside the plugin folder"),
+  version: optionalText(100, "The plugin's own version"),
+  homepage: optionalText(2_000, "Its home page"),
+  repository: optionalText(2_000, "Its source repository"),
+  license: optionalText(100, "An SPDX license identifier"),
+  aide: Schema.optionalWith(text(100), { exact: true }).annotations({
+    description: "semver range of the Aide versions it supports (enforced)",
+  }),
+  envVars: Schema.optionalWith(
+    Schema.Array(Schema.Struct({ name: EnvVarName, required: Schema.optionalWith(Schema.Boolean, { exact: true }) })),
+    { exact: true },
+  ),
+  configFields: Schema.optionalWith(Schema.Array(ConfigFieldDescriptor), { exact: true }),
+  provides: Schema.Struct({
+    tools: Schema.optionalWith(Schema.Array(ToolEntry), { exact: true }),
+    agents: Schema.optionalWith(Schema.Array(AgentEntry), { exact: true }),
+    channels: Schema.optionalWith(Schema.Array(ChannelEntry), { exact: true }),
+  }),
+}).annotations({ identifier: "PluginManifest" })
+export type PluginManifest = typeof PluginManifest.Type

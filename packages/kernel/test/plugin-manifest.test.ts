@@ -1,0 +1,32 @@
+import { readFileSync, writeFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+import { Either, JSONSchema, Schema } from "effect"
+import { PluginManifest } from "../src/plugins/PluginManifest.js"
+
+/** The published JSON Schema of `aide.plugin.json` (regenerate: AIDE_UPDATE_SCHEMA=1 vitest run this file). */
+const published = fileURLToPath(new URL("../../../docs/plugin-manifest.schema.json", import.meta.url))
+const generated = { title: "aide.plugin.json", ...JSONSchema.make(PluginManifest) }
+
+const decode = Schema.decodeUnknownEither(PluginManifest, { onExcessProperty: "error" })
+
+describe("the plugin manifest", () => {
+  it("docs/plugin-manifest.schema.json is the schema the loader checks", () => {
+    if (process.env.AIDE_UPDATE_SCHEMA === "1") writeFileSync(published, `${JSON.stringify(generated, null, 2)}\n`)
+    // Compared as data: the file is formatted by the repository's formatter.
+    expect(JSON.parse(readFileSync(published, "utf8"))).toEqual(generated)
+  })
+
+  it("accepts a minimal manifest and refuses ids with colons, paths out of the folder, unknown keys", () => {
+    const minimal = { manifestVersion: 1, id: "notes", name: "Notes", provides: {} }
+    expect(Either.isRight(decode(minimal))).toBe(true)
+    expect(Either.isLeft(decode({ ...minimal, id: "a:b" }))).toBe(true)
+    expect(Either.isLeft(decode({ ...minimal, provides: { tools: [{ entry: "../../etc/passwd" }] } }))).toBe(true)
+    expect(Either.isLeft(decode({ ...minimal, provides: { tools: [{ entry: "/abs/tool.js" }] } }))).toBe(true)
+    expect(Either.isLeft(decode({ ...minimal, manifestVersion: 2 }))).toBe(true)
+    expect(Either.isLeft(decode({ ...minimal, surprise: true }))).toBe(true)
+    expect(Either.isLeft(decode({ ...minimal, configFields: [{ key: "mode", label: "Mode", type: "enum" }] }))).toBe(
+      true,
+    )
+  })
+})
