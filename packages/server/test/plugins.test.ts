@@ -2,8 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AppConfig } from "@aide/kernel"
-import { Effect } from "effect"
+import { ConfigProvider, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as ServerConfig from "../src/ServerConfig.js"
 import { request, setup, startServer, type TestServer } from "./support/server.js"
 
 const writePlugin = (directory: string, manifest: unknown) => {
@@ -178,5 +179,29 @@ describe("GET /api/plugins", () => {
 
   it("needs a token", async () => {
     expect((await request(`${server.url}/api/plugins`)).status).toBe(401)
+  })
+})
+
+describe("AIDE_PLUGINS_PATH", () => {
+  const read = (value: string) =>
+    Effect.runPromise(
+      Effect.either(
+        ServerConfig.fromEnv.pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["AIDE_PLUGINS_PATH", value]]))),
+        ),
+      ),
+    )
+
+  it("takes absolute folders separated by ':'", async () => {
+    const config = await read("/opt/aide-plugins::/srv/more")
+    expect(config._tag === "Right" && config.right.pluginsPath).toEqual(["/opt/aide-plugins", "/srv/more"])
+  })
+
+  it("refuses a relative entry: plugins never come from the working directory by accident", async () => {
+    const config = await read("/opt/aide-plugins:plugins")
+    expect(config._tag).toBe("Left")
+    expect(String(config._tag === "Left" ? config.left : "")).toContain(
+      "AIDE_PLUGINS_PATH entries must be absolute paths",
+    )
   })
 })
