@@ -116,6 +116,14 @@ describe("DNS is resolved once and the checked address is the one connected to",
   })
 })
 
+describe("network failures", () => {
+  it("reject as fetch does, a TypeError with the system error as cause", async () => {
+    await expect(local()("http://nowhere.test/")).rejects.toMatchObject({ message: "fetch failed" })
+    const closed = await local()(`http://a.example.com:1/`).catch((e) => e)
+    expect(closed).toMatchObject({ message: "fetch failed", cause: { code: "ECONNREFUSED" } })
+  })
+})
+
 describe("redirects", () => {
   it("each hop is checked: public → public → private is refused at the private hop", async () => {
     const third = "http://intranet.test/secret"

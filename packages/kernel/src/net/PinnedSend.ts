@@ -56,7 +56,8 @@ export const make =
       hop.signal.addEventListener("abort", abort, { once: true })
       request.on("error", (error) => {
         hop.signal.removeEventListener("abort", abort)
-        reject(hop.signal.aborted ? hop.signal.reason : error)
+        // As fetch does: a network failure is a TypeError whose cause has the code (ECONNREFUSED…).
+        reject(hop.signal.aborted ? hop.signal.reason : new TypeError("fetch failed", { cause: error }))
       })
       request.on("response", (response) => {
         incoming = response

@@ -52,7 +52,8 @@ export const checkTarget = async (url: URL, policy: TargetPolicy): Promise<Check
   try {
     addresses = await policy.lookup(host)
   } catch (cause) {
-    throw refuse(`cannot resolve ${host} (${cause instanceof Error ? cause.message : String(cause)})`)
+    // Not a refusal but a network failure, reported as fetch reports one (callers read the cause's code).
+    throw new TypeError("fetch failed", { cause })
   }
   if (addresses.length === 0) throw refuse(`${host} has no address`)
   for (const address of addresses) {
