@@ -185,4 +185,17 @@ describe("limits", () => {
     expect(await all).toEqual(["released", "released", "released", "released"])
     expect(servers.held.max).toBe(2)
   })
+
+  it("a request aborted while waiting for a permit leaves the queue without taking one", async () => {
+    const fetch = local({ concurrency: 1 })
+    const first = fetch(at("a.example.com", "/hold"))
+    await expect.poll(() => servers.held.count).toBe(1)
+    await expect(fetch(at("a.example.com", "/ok"), { signal: AbortSignal.timeout(50) })).rejects.toThrow(
+      /timeout|abort/i,
+    )
+    servers.releaseHeld()
+    expect(await (await first).text()).toBe("released")
+    expect(await (await fetch(at("a.example.com", "/ok"))).text()).toBe("127.0.0.1 /ok")
+    expect(servers.hits.filter((hit) => hit.endsWith("/ok"))).toEqual(["127.0.0.1 /ok"])
+  })
 })

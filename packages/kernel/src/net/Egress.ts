@@ -71,7 +71,8 @@ export const make = (options: EgressOptions = {}): typeof fetch => {
       throw new EgressRefused(first.href, "credentials in URLs are not sent")
     }
     const request = new Request(input, init)
-    await permits.acquire()
+    // A caller giving up while queued takes no permit with it.
+    await permits.acquire(request.signal)
     let released = false
     let timer: ReturnType<typeof setTimeout> | undefined
     const done = () => {

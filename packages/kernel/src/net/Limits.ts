@@ -2,17 +2,29 @@ import { EgressBodyTooLarge } from "./EgressErrors.js"
 
 /** The limits a broker puts around each exchange: concurrent requests, body size. */
 
-/** A counting semaphore of `permits`; `Infinity` never waits. */
+/** A counting semaphore of `permits`; `Infinity` never waits. A waiter whose signal aborts leaves. */
 export const semaphore = (permits: number) => {
   let free = permits
   const waiting: Array<() => void> = []
   return {
-    acquire: (): Promise<void> => {
+    acquire: (signal?: AbortSignal): Promise<void> => {
+      if (signal?.aborted) return Promise.reject(signal.reason)
       if (free > 0) {
         free--
         return Promise.resolve()
       }
-      return new Promise<void>((resolve) => waiting.push(resolve))
+      return new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          waiting.splice(waiting.indexOf(granted), 1)
+          reject(signal?.reason)
+        }
+        const granted = () => {
+          signal?.removeEventListener("abort", onAbort)
+          resolve()
+        }
+        waiting.push(granted)
+        signal?.addEventListener("abort", onAbort, { once: true })
+      })
     },
     release: (): void => {
       const next = waiting.shift()
