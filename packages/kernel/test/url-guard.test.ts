@@ -3,11 +3,15 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as UrlGuard from "../src/mcp/UrlGuard.js"
 
+let rebinds = 0
+
 /** Names under `.public.test` resolve to a public address, `intranet.test` to a private one. */
 const lookup: UrlGuard.Lookup = async (hostname) => {
   if (hostname.endsWith(".public.test")) return ["93.184.216.34"]
   if (hostname === "intranet.test") return ["10.1.2.3"]
   if (hostname === "mixed.test") return ["93.184.216.34", "192.168.1.10"]
+  // Not in the system's DNS: only a connection to the checked address can reach it.
+  if (hostname === "rebind.test") return rebinds++ === 0 ? ["127.0.0.1"] : ["10.1.2.3"]
   throw new Error(`ENOTFOUND ${hostname}`)
 }
 
@@ -57,6 +61,11 @@ describe("addressKind", () => {
     ["::ffff:127.0.0.1", "loopback"],
     ["::ffff:7f00:1", "loopback"],
     ["::ffff:10.0.0.1", "private"],
+    ["::7f00:1", "loopback"],
+    ["::ffff:0:7f00:1", "loopback"],
+    ["2002:a9fe:a9fe::", "link-local"],
+    ["64:ff9b:1::a00:1", "private"],
+    ["192.0.2.1", "reserved"],
     ["64:ff9b::a9fe:a9fe", "link-local"],
     ["0.0.0.0", "reserved"],
     ["::", "reserved"],
@@ -70,6 +79,7 @@ describe("addressKind", () => {
   it("localhost names are loopback without asking DNS", async () => {
     expect([...(await UrlGuard.hostKinds(new URL("http://localhost:1/"), lookup))]).toEqual(["loopback"])
     expect([...(await UrlGuard.hostKinds(new URL("http://api.localhost/"), lookup))]).toEqual(["loopback"])
+    expect([...(await UrlGuard.hostKinds(new URL("http://localhost./"), lookup))]).toEqual(["loopback"])
     expect([...(await UrlGuard.hostKinds(new URL("http://[::1]:8080/"), lookup))]).toEqual(["loopback"])
   })
 })
@@ -147,5 +157,16 @@ describe("guardedFetch for an MCP server on loopback", () => {
       fetch: async () => new Response("reached"),
     })
     expect(await (await guardOnly("http://10.9.9.9/token")).text()).toBe("reached")
+  })
+})
+
+describe("guardedFetch and DNS rebinding", () => {
+  it("connects to the address it checked, not to the name's next answer", async () => {
+    rebinds = 0
+    const fetchFn = UrlGuard.guardedFetch(`${base}/mcp`, { lookup })
+    const response = await fetchFn(`http://rebind.test:${new URL(base).port}/rebound`)
+    expect(response.status).toBe(200)
+    expect(rebinds).toBe(1)
+    expect(hits.some((hit) => hit.path === "/rebound")).toBe(true)
   })
 })

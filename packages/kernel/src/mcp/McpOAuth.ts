@@ -8,7 +8,6 @@ import type {
 import { Clock, Context, Duration, Effect, Layer, Option, Runtime, Schema } from "effect"
 import { McpOAuthStore } from "./McpOAuthStore.js"
 import { redactText } from "./Redact.js"
-import { withStaticHeaders } from "./StaticHeaders.js"
 import * as UrlGuard from "./UrlGuard.js"
 
 /** The message of every OAuth server when the host configured no redirect URL. */
@@ -96,11 +95,7 @@ const guardedWithHeaders = (
   serverUrl: string,
   headers: Readonly<Record<string, string>>,
   guard: UrlGuard.GuardOptions = {},
-) =>
-  UrlGuard.guardedFetch(serverUrl, {
-    ...guard,
-    fetch: withStaticHeaders(guard.fetch ?? ((input, init) => globalThis.fetch(input, init)), serverUrl, headers),
-  })
+) => UrlGuard.guardedFetch(serverUrl, { ...guard, headers })
 
 /** `McpOAuth` keeping registrations, tokens and states in the `McpOAuthStore`. */
 export const make = (options: McpOAuthOptions): Effect.Effect<McpOAuth["Type"], never, McpOAuthStore> =>
