@@ -8,13 +8,14 @@ const alias = [
   { find: /^@aide\/kernel\/postgres$/, replacement: source("kernel/src/postgres.ts") },
   { find: /^@aide\/kernel$/, replacement: source("kernel/src/index.ts") },
   { find: /^@aide\/server$/, replacement: source("server/src/index.ts") },
+  { find: /^@aide\/plugin$/, replacement: source("plugin/src/index.ts") },
   { find: /^@aide\/testing\/effect$/, replacement: source("testing/src/effect/index.ts") },
   { find: /^@aide\/testing\/fixtures$/, replacement: source("testing/src/fixtures/index.ts") },
   { find: /^@aide\/testing$/, replacement: source("testing/src/index.ts") },
 ]
 
 /** One project per package; `vitest.config.ts` runs them all. */
-export const projects: Array<TestProjectConfiguration> = ["kernel", "server", "testing"].map((name) => ({
+export const projects: Array<TestProjectConfiguration> = ["kernel", "server", "testing", "plugin"].map((name) => ({
   resolve: { alias },
   test: {
     name,

@@ -1,8 +1,14 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { definePlugin, type PluginManifest as SdkManifest } from "@aide/plugin"
 import { describe, expect, it } from "@effect/vitest"
 import { Either, JSONSchema, Schema } from "effect"
 import { PluginManifest } from "../src/plugins/PluginManifest.js"
+
+// The SDK's type and the loader's schema describe one manifest: each converts to the other.
+type LoaderManifest = typeof PluginManifest.Type
+export const sdkToLoader = (manifest: SdkManifest): LoaderManifest => manifest
+export const loaderToSdk = (manifest: LoaderManifest): SdkManifest => manifest
 
 /** The published JSON Schema of `aide.plugin.json` (regenerate: AIDE_UPDATE_SCHEMA=1 vitest run this file). */
 const published = fileURLToPath(new URL("../../../docs/plugin-manifest.schema.json", import.meta.url))
@@ -15,6 +21,18 @@ describe("the plugin manifest", () => {
     if (process.env.AIDE_UPDATE_SCHEMA === "1") writeFileSync(published, `${JSON.stringify(generated, null, 2)}\n`)
     // Compared as data: the file is formatted by the repository's formatter.
     expect(JSON.parse(readFileSync(published, "utf8"))).toEqual(generated)
+  })
+
+  it("a manifest written with the SDK's definePlugin passes the loader's checks", () => {
+    const manifest = definePlugin({
+      manifestVersion: 1,
+      id: "weather",
+      name: "Weather",
+      envVars: [{ name: "WEATHER_API_KEY", required: true }],
+      configFields: [{ key: "units", label: "Units", type: "enum", options: [{ value: "metric" }] }],
+      provides: { tools: [{ entry: "tools.js", permissions: { network: ["api.weather.example"], time: true } }] },
+    })
+    expect(Either.isRight(decode(manifest))).toBe(true)
   })
 
   it("accepts a minimal manifest and refuses ids with colons, paths out of the folder, unknown keys", () => {
