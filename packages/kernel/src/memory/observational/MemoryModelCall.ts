@@ -1,4 +1,5 @@
 import { Clock, Duration, Effect, Schema } from "effect"
+import { loadAi } from "../../chat/ChatMessages.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
 import { splitModel } from "../../config/MemoryConfig.js"
 import { ModelRegistry } from "../../models/ModelRegistry.js"
@@ -24,8 +25,6 @@ export const callTimeout = Duration.minutes(2)
 
 /** Most tokens one observer or reflector answer may take. */
 export const maxOutputTokens = 4_000
-
-const loadAi = () => import("ai")
 
 /**
  * One call of the memory model (`memory.model`, else the operator's), within the daily budget:
