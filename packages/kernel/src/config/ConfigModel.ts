@@ -3,24 +3,13 @@ import { cronProblem } from "../scheduler/Cron.js"
 import * as Problems from "../validation/Problems.js"
 import { MemoryConfig, memoryDefaults } from "./MemoryConfig.js"
 import * as MergePatch from "./MergePatch.js"
+import { field, optional, section } from "./SchemaFields.js"
 
 /**
  * The application config document of SPEC "Config": one JSON object, sections below. The
  * stored document holds only what the owner set; the resolved one is `defaults` deep-merged
  * with it and always decodes with `AppConfigDocument`.
  */
-
-/** Exact: a key may be absent, not `undefined` (the document is JSON). */
-const optional = <S extends Schema.Schema.Any>(schema: S, description?: string) =>
-  Schema.optionalWith(schema, { exact: true }).annotations(description === undefined ? {} : { description })
-
-/** A required field, documented (on the key: a value's own annotations would change its messages). */
-const field = <S extends Schema.Schema.All>(schema: S, description: string) =>
-  Schema.propertySignature(schema).annotations({ description })
-
-/** A section: an object with exactly these fields. */
-const section = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
-  Schema.Struct(fields).annotations({ message: () => "must be an object" })
 
 /** A string of at least one character. */
 export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
@@ -54,8 +43,8 @@ export const TimeZone = Schema.String.pipe(
 export const ProviderId = NonEmptyString.annotations({ description: "the id of a provider of GET /api/models" })
 
 /** The problem reported for a provider the registry does not know. */
-export const unknownProvider = (provider: string, known: ReadonlyArray<string>) =>
-  `models.operator.provider: unknown provider ${JSON.stringify(provider)} (known: ${known.join(", ")})`
+export const unknownProvider = (provider: string, known: ReadonlyArray<string>, path = "models.operator.provider") =>
+  `${path}: unknown provider ${JSON.stringify(provider)} (known: ${known.join(", ")})`
 
 export const OperatorModel = Schema.Struct({
   provider: field(ProviderId, "The model's provider"),

@@ -1,19 +1,11 @@
 import { Schema } from "effect"
+import { field, optional, section } from "./SchemaFields.js"
 
 /**
  * The `memory` section of the config (issue 11; documented in docs/configuration.md and
  * docs/memory.md). `enabled` is the master switch the reference web UI sends: false turns every
  * kind of memory off. "Memory disabled" in SPEC's memory routes means observational memory is off.
  */
-
-const optional = <S extends Schema.Schema.Any>(schema: S, description: string) =>
-  Schema.optionalWith(schema, { exact: true }).annotations({ description })
-
-const field = <S extends Schema.Schema.All>(schema: S, description: string) =>
-  Schema.propertySignature(schema).annotations({ description })
-
-const section = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
-  Schema.Struct(fields).annotations({ message: () => "must be an object" })
 
 const integerBetween = (min: number, max: number) =>
   Schema.Number.pipe(

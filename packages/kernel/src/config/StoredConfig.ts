@@ -59,15 +59,11 @@ export const resolve = (
     problems = withProviderProblem(problems, unknownProvider(provider, providerIds))
   }
   if (memoryProvider !== undefined && !providerIds.includes(memoryProvider)) {
-    problems = [
-      ...problems,
-      unknownProvider(memoryProvider, providerIds).replace("models.operator.provider", "memory.model"),
-    ]
+    problems = [...problems, unknownProvider(memoryProvider, providerIds, "memory.model")]
   }
   const embedderProvider = storedEmbedderProvider(stored.memory)
   if (embedderProvider !== undefined && !providerIds.includes(embedderProvider)) {
-    const problem = unknownProvider(embedderProvider, providerIds)
-    problems = [...problems, problem.replace("models.operator.provider", "memory.semanticRecall.embedder")]
+    problems = [...problems, unknownProvider(embedderProvider, providerIds, "memory.semanticRecall.embedder")]
   }
   return problems.length === 0 ? decoded : Either.left(problems)
 }
