@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Schedule } from "effect"
+import { Clock, Duration, Effect, Option, Schedule } from "effect"
 import { Ids } from "../../ids/Ids.js"
 import { type ClaimKind, ObservationStore, type RecordKey } from "./ObservationStore.js"
 
@@ -69,8 +69,11 @@ export const make = (settings: ClaimSettings) =>
               .pipe(Effect.ignore),
           ),
         )
-        const record = yield* store.record(key)
-        const failures = record._tag === "Some" ? record.value.failures + 1 : 1
+        // The breaker's pause grows with the failures in a row: read them only after one.
+        const failures =
+          outcome === "failed"
+            ? Option.match(yield* store.record(key), { onNone: () => 1, onSome: (r) => r.failures + 1 })
+            : 0
         const doublings = Math.max(0, failures - settings.pauseAfter)
         const pauseMillis = Math.min(
           Duration.toMillis(settings.pause) * 2 ** Math.min(doublings, 20),
