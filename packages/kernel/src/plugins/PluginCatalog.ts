@@ -122,17 +122,21 @@ export const layer = (options: PluginCatalogOptions = {}): Layer.Layer<PluginCat
       })
       return PluginCatalog.of({
         discovered,
+        // The folders are scanned only when plugins are concerned: most patches and reads are not.
         checkPatch: (current, body) =>
-          Effect.map(fieldsById, (fieldsOf) => {
-            if (!Object.hasOwn(body, "plugins")) return { body, problems: [] }
-            const checked = checkPluginsPatch(fieldsOf, current.plugins, body.plugins)
-            return { body: { ...body, plugins: checked.plugins } as JsonObject, problems: checked.problems }
-          }),
+          Object.hasOwn(body, "plugins")
+            ? Effect.map(fieldsById, (fieldsOf) => {
+                const checked = checkPluginsPatch(fieldsOf, current.plugins, body.plugins)
+                return { body: { ...body, plugins: checked.plugins } as JsonObject, problems: checked.problems }
+              })
+            : Effect.succeed({ body, problems: [] }),
         redact: (config) =>
-          Effect.map(fieldsById, (fieldsOf) => ({
-            ...config,
-            plugins: redactPlugins(fieldsOf, config.plugins) as AppConfigDocument["plugins"],
-          })),
+          Object.keys(config.plugins).length === 0
+            ? Effect.succeed(config)
+            : Effect.map(fieldsById, (fieldsOf) => ({
+                ...config,
+                plugins: redactPlugins(fieldsOf, config.plugins) as AppConfigDocument["plugins"],
+              })),
         list: Effect.gen(function* () {
           const config = yield* appConfig.get
           const plugins = yield* discovered

@@ -59,18 +59,25 @@ const valueProblem = (field: ConfigFieldDescriptor, value: unknown): string | un
 /** What `GET /api/config` and `GET /api/plugins` show for a password field. */
 export const redactedValue = "••••••"
 
-/** The plugin's config as shown: password fields redacted, `enabled` left out (it has its own field). */
-export const shownConfig = (
+/** A plugin's values with its password fields redacted. */
+export const redactValues = (
   fields: ReadonlyArray<ConfigFieldDescriptor>,
   values: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> => {
   const secret = new Set(fields.filter((field) => field.type === "password").map((field) => field.key))
   return Object.fromEntries(
-    Object.entries(values)
-      .filter(([key]) => key !== "enabled")
-      .map(([key, value]) => [
-        key,
-        secret.has(key) && typeof value === "string" && value !== "" ? redactedValue : value,
-      ]),
+    Object.entries(values).map(([key, value]) => [
+      key,
+      secret.has(key) && typeof value === "string" && value !== "" ? redactedValue : value,
+    ]),
   )
+}
+
+/** The plugin's config as shown: password fields redacted, `enabled` left out (it has its own field). */
+export const shownConfig = (
+  fields: ReadonlyArray<ConfigFieldDescriptor>,
+  values: Readonly<Record<string, unknown>>,
+): Record<string, unknown> => {
+  const { enabled: _enabled, ...rest } = redactValues(fields, values)
+  return rest
 }

@@ -1,4 +1,4 @@
-import { redactedValue, valueProblems } from "./PluginConfigCheck.js"
+import { redactedValue, redactValues, valueProblems } from "./PluginConfigCheck.js"
 import type { ConfigFieldDescriptor } from "./PluginManifest.js"
 
 /**
@@ -38,18 +38,4 @@ export const checkPluginsPatch = (
 export const redactPlugins = (
   fieldsOf: (pluginId: string) => ReadonlyArray<ConfigFieldDescriptor> | undefined,
   plugins: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
-) =>
-  Object.fromEntries(
-    Object.entries(plugins).map(([id, values]) => {
-      const secret = new Set((fieldsOf(id) ?? []).filter((f) => f.type === "password").map((f) => f.key))
-      return [
-        id,
-        Object.fromEntries(
-          Object.entries(values).map(([key, value]) => [
-            key,
-            secret.has(key) && typeof value === "string" && value !== "" ? redactedValue : value,
-          ]),
-        ),
-      ]
-    }),
-  )
+) => Object.fromEntries(Object.entries(plugins).map(([id, values]) => [id, redactValues(fieldsOf(id) ?? [], values)]))
