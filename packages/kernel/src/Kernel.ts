@@ -41,6 +41,7 @@ import type { RunLedger } from "./scheduler/RunLedger.js"
 import * as Scheduler from "./scheduler/Scheduler.js"
 import * as SqlRunLedger from "./scheduler/SqlRunLedger.js"
 import * as SqliteStorage from "./storage/SqliteStorage.js"
+import type { Stores } from "./storage/SqlStores.js"
 import type { StorageError } from "./storage/StorageError.js"
 import * as ActiveStreams from "./threads/ActiveStreams.js"
 import * as SqlThreads from "./threads/SqlThreads.js"
@@ -78,16 +79,7 @@ export interface ServicesOptions {
 
 /** What the services Layer needs from outside: every store and every replaceable mechanism. */
 export type ServiceRequirements =
-  | AuthStore
-  | ConfigStore
-  | Threads
-  | ChatRuns
-  | InboxStore
-  | McpOAuthStore
-  | RunLedger
-  | MemoryStore
-  | ObservationStore
-  | RecallIndex.RecallIndex
+  | Stores
   | AccessTokens.AccessTokens
   | PasswordHasher.PasswordHasher
   | RateLimiter.RateLimiter
