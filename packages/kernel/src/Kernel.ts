@@ -35,6 +35,7 @@ import * as RecallIndex from "./memory/recall/RecallIndex.js"
 import * as SqlRecallIndex from "./memory/recall/SqlRecallIndex.js"
 import * as SqlMemoryStore from "./memory/SqlMemoryStore.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
+import * as PluginLoader from "./plugins/loader/PluginLoader.js"
 import * as PluginCatalog from "./plugins/PluginCatalog.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
 import type { RunLedger } from "./scheduler/RunLedger.js"
@@ -75,6 +76,8 @@ export interface ServicesOptions {
   readonly memory?: Memory.ObservationalOptions
   /** Where plugins are found and the environment their declared variables are checked in. */
   readonly plugins?: PluginCatalog.PluginCatalogOptions
+  /** How plugin processes run: limits, and the egress policy of their brokered `fetch`. */
+  readonly pluginLoader?: PluginLoader.PluginLoaderOptions
 }
 
 /** What the services Layer needs from outside: every store and every replaceable mechanism. */
@@ -103,6 +106,7 @@ export type Services =
   | Memory.Memory
   | Recall.Recall
   | PluginCatalog.PluginCatalog
+  | PluginLoader.PluginLoader
   | Scheduler.Scheduler
 
 /**
@@ -130,7 +134,11 @@ export const services = (options: ServicesOptions = {}): Layer.Layer<Services, S
   const builtinTools = Layer.mergeAll(BuiltinTools.layer.pipe(Layer.provide(inbox)), options.tools ?? Layer.empty)
   // Runs prompts through chat and delivers to the inbox; neither of them knows the scheduler.
   const scheduler = Scheduler.layer(options.scheduler).pipe(Layer.provide([chat, inbox]))
-  const plugins = PluginCatalog.layer(options.plugins)
+  // Plugin processes start in background fibers, like MCP connections.
+  const plugins = PluginLoader.layer({ hostEnv: options.plugins?.env ?? {}, ...options.pluginLoader }).pipe(
+    Layer.provideMerge(PluginCatalog.layer(options.plugins)),
+    Layer.provide(chat),
+  )
   return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler, plugins).pipe(
     // Chat reads memory into the model's context and feeds it after each turn; the built-in
     // tools edit working memory; recall adds messages of other threads.

@@ -109,7 +109,15 @@ export const PluginManifest = Schema.Struct({
     Schema.Array(Schema.Struct({ name: EnvVarName, required: Schema.optionalWith(Schema.Boolean, { exact: true }) })),
     { exact: true },
   ),
-  configFields: Schema.optionalWith(Schema.Array(ConfigFieldDescriptor), { exact: true }),
+  configFields: Schema.optionalWith(
+    Schema.Array(ConfigFieldDescriptor).pipe(
+      Schema.filter((fields) => {
+        const reserved = fields.find((field) => ["enabled", "tools", "agents"].includes(field.key))
+        return reserved === undefined || `"${reserved.key}" is Aide's own setting of every plugin, not a field key`
+      }),
+    ),
+    { exact: true },
+  ),
   provides: Schema.Struct({
     tools: Schema.optionalWith(Schema.Array(ToolEntry), { exact: true }),
     agents: Schema.optionalWith(Schema.Array(AgentEntry), { exact: true }),

@@ -1,3 +1,4 @@
+import { settingsProblems } from "./loader/PluginSettings.js"
 import { redactedValue, redactValues, valueProblems } from "./PluginConfigCheck.js"
 import type { ConfigFieldDescriptor } from "./PluginManifest.js"
 
@@ -17,6 +18,9 @@ export const checkPluginsPatch = (
   const restored: Record<string, unknown> = {}
   for (const [id, patch] of Object.entries(plugins as Record<string, unknown>)) {
     const fields = fieldsOf(id)
+    if (typeof patch === "object" && patch !== null && !Array.isArray(patch)) {
+      problems.push(...settingsProblems(id, patch as Record<string, unknown>))
+    }
     if (fields === undefined || typeof patch !== "object" || patch === null || Array.isArray(patch)) {
       restored[id] = patch
       continue

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { Context, Effect, Layer, Schema, type Scope } from "effect"
+import { Context, Effect, Layer, Schema, type Scope, type Stream } from "effect"
 
 /** Who is calling a tool: the run and thread it belongs to. */
 export interface ToolCallContext {
@@ -24,6 +24,11 @@ export interface ToolDefinition {
   readonly requireApproval: boolean
   /** Runs the tool; the value is handed to the model as the tool's output (JSON-serialisable). */
   readonly execute: (input: unknown, context: ToolCallContext) => Effect.Effect<unknown, ToolExecutionError>
+  /**
+   * Reports progress instead (a plugin agent's steps): each element reaches the client as a
+   * preliminary output and the last one is the tool's output. Runs use it over `execute` when set.
+   */
+  readonly stream?: (input: unknown, context: ToolCallContext) => Stream.Stream<unknown, ToolExecutionError>
 }
 
 /** A contributor of tools: the built-ins, one MCP server, one plugin. */
@@ -53,17 +58,20 @@ export class ToolRegistry extends Context.Tag("@aide/kernel/ToolRegistry")<
 >() {}
 
 export const make: Effect.Effect<ToolRegistry["Type"]> = Effect.sync(() => {
+  // Keyed by kind too: an MCP server and a plugin may share an id (their tools' ids differ by `toolId`).
   const sources = new Map<string, ToolSource>()
+  const keyOf = (source: ToolSource) => `${source.kind}:${source.id}`
   const register = (source: ToolSource) =>
     Effect.acquireRelease(
       Effect.suspend(() => {
-        if (sources.has(source.id)) return Effect.dieMessage(`tool source "${source.id}" is already registered`)
-        sources.set(source.id, source)
+        const key = keyOf(source)
+        if (sources.has(key)) return Effect.dieMessage(`tool source "${key}" is already registered`)
+        sources.set(key, source)
         return Effect.void
       }),
       () =>
         Effect.sync(() => {
-          if (sources.get(source.id) === source) sources.delete(source.id)
+          if (sources.get(keyOf(source)) === source) sources.delete(keyOf(source))
         }),
     )
   return ToolRegistry.of({ register, sources: Effect.sync(() => Array.from(sources.values())) })
@@ -86,14 +94,21 @@ const shortHash = (text: string) => createHash("sha256").update(text).digest("he
 
 /**
  * The id the model sees for tool `name` of `source`: built-ins keep their name (`current_time`,
- * `notify`), others are `<sourceId>_<name>` (`github_create_issue`). Characters providers reject become `_`; when that (or truncation to
+ * `notify`), MCP tools are `<serverId>_<name>` (`github_create_issue`), plugin tools
+ * `<pluginId>__<toolId>` (`web-fetch__fetch_page`: providers refuse the `:` of `<pluginId>:<toolId>`). Characters providers reject become `_`; when that (or truncation to
  * 64 characters) changed the id, a hash of the original is appended, so two different tools
  * never share an id and the same tool always gets the same one.
  */
 export const toolId = (source: Pick<ToolSource, "id" | "kind">, name: string): string => {
-  const raw = source.kind === "builtin" ? name : `${source.id}_${name}`
+  const raw = source.kind === "builtin" ? name : `${source.id}${source.kind === "plugin" ? "__" : "_"}${name}`
   const safe = raw.replace(/[^A-Za-z0-9_-]/g, "_")
   if (safe === raw && raw.length <= maxIdLength && raw.length > 0) return raw
   const suffix = `_${shortHash(raw)}`
   return `${safe.slice(0, maxIdLength - suffix.length)}${suffix}`
+}
+
+/** The id of a tool whose `toolId` another source took first: `toolId` plus a hash of its origin. */
+export const distinctId = (source: Pick<ToolSource, "id" | "kind">, name: string): string => {
+  const suffix = `_${shortHash(`${source.kind}:${source.id}:${name}`)}`
+  return `${toolId(source, name).slice(0, maxIdLength - suffix.length)}${suffix}`
 }

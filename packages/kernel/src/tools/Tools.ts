@@ -1,6 +1,13 @@
 import type { ToolSet } from "ai"
-import { Cause, Context, Effect, Exit, Layer, Runtime } from "effect"
-import { type ToolDefinition, ToolRegistry, type ToolSource, toolId } from "./ToolRegistry.js"
+import { Cause, Context, Effect, Exit, Layer, Runtime, Stream } from "effect"
+import {
+  distinctId,
+  type ToolDefinition,
+  ToolExecutionError,
+  ToolRegistry,
+  type ToolSource,
+  toolId,
+} from "./ToolRegistry.js"
 
 /** What a run's toolset is built for. */
 export interface RunToolsContext {
@@ -46,12 +53,26 @@ const failureMessage = (cause: Cause.Cause<{ readonly message: string }>) => {
   return "the tool failed unexpectedly"
 }
 
+/**
+ * Every source's tools under their ids. Two sources can still meet on one id (an MCP server
+ * `web` with a tool `_x` and a plugin `web` with a tool `x`): the later one gets its id with a
+ * hash of its origin appended, so no tool ever hides another.
+ */
 const collect = (sources: ReadonlyArray<ToolSource>) =>
   Effect.forEach(sources, (source) =>
     Effect.map(source.tools, (tools) =>
       tools.map((definition) => ({ source, definition, id: toolId(source, definition.name) })),
     ),
-  ).pipe(Effect.map((groups) => groups.flat()))
+  ).pipe(
+    Effect.map((groups) => {
+      const taken = new Set<string>()
+      return groups.flat().map((entry) => {
+        const id = taken.has(entry.id) ? distinctId(entry.source, entry.definition.name) : entry.id
+        taken.add(id)
+        return { ...entry, id }
+      })
+    }),
+  )
 
 export const make = Effect.gen(function* () {
   const registry = yield* ToolRegistry
@@ -94,13 +115,40 @@ export const make = Effect.gen(function* () {
         return exit.value
       }
 
+    // Progress reported as preliminary outputs; the last one is the tool's output.
+    const executeStreamed = (definition: ToolDefinition, stream: NonNullable<ToolDefinition["stream"]>) =>
+      async function* (input: unknown, options: { readonly toolCallId: string; readonly abortSignal?: AbortSignal }) {
+        const reports = stream(input, {
+          threadId: context.threadId,
+          runId: context.runId,
+          toolCallId: options.toolCallId,
+        })
+        const iterator = Stream.toAsyncIterableRuntime(runtime)(reports)[Symbol.asyncIterator]()
+        const abort = () => void iterator.return?.()
+        options.abortSignal?.addEventListener("abort", abort, { once: true })
+        try {
+          while (true) {
+            const next = await iterator.next().catch((error: unknown) => {
+              throw new Error(
+                error instanceof ToolExecutionError ? error.message : `${definition.name} failed unexpectedly`,
+              )
+            })
+            if (next.done === true) return
+            yield next.value
+          }
+        } finally {
+          options.abortSignal?.removeEventListener("abort", abort)
+          await iterator.return?.()
+        }
+      }
+
     for (const { definition, id } of entries) {
       if (Object.hasOwn(toolset, id)) continue
       toolset[id] = dynamicTool({
         description: definition.description,
         inputSchema: jsonSchema(definition.inputSchema as Parameters<typeof jsonSchema>[0]),
         needsApproval: (_input, { toolCallId }) => approved.has(toolCallId) || definition.requireApproval,
-        execute: execute(definition),
+        execute: definition.stream === undefined ? execute(definition) : executeStreamed(definition, definition.stream),
       })
     }
     // An approved call whose tool has gone since (its MCP server removed) fails as a tool error

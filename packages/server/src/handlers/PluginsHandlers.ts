@@ -1,11 +1,11 @@
-import { PluginCatalog } from "@aide/kernel"
+import { PluginLoader } from "@aide/kernel"
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AideApi } from "../api/AideApi.js"
 
 export const layer = HttpApiBuilder.group(AideApi, "plugins", (handlers) =>
   Effect.gen(function* () {
-    const catalog = yield* PluginCatalog.PluginCatalog
-    return handlers.handle("list", () => Effect.map(catalog.list, (plugins) => ({ plugins })))
+    const loader = yield* PluginLoader.PluginLoader
+    return handlers.handle("list", () => Effect.map(loader.list, (plugins) => ({ plugins })))
   }),
 )

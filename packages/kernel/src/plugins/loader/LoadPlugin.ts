@@ -1,0 +1,115 @@
+import { Effect, type Scope } from "effect"
+import type { ToolDefinition } from "../../tools/ToolRegistry.js"
+import type { DiscoveredPlugin } from "../PluginDiscovery.js"
+import type { PluginManifest } from "../PluginManifest.js"
+import * as PluginProcess from "../sandbox/PluginProcess.js"
+import { type AgentDeps, type AgentInfo, delegate, resolveToolIds } from "./PluginAgent.js"
+import { declaredEnv, plan } from "./PluginPlan.js"
+import { agentModel, type ModelChoice, pluginConfig } from "./PluginSettings.js"
+import { approvalOf, definitionOf } from "./PluginToolSource.js"
+
+export interface LoadOptions {
+  readonly hostEnv: Readonly<Record<string, string | undefined>>
+  readonly limits?: PluginProcess.PluginProcessOptions["limits"]
+  readonly egress?: PluginProcess.PluginProcessOptions["egress"]
+  readonly onRequest?: (
+    pluginId: string,
+  ) => (method: string, params: unknown) => Effect.Effect<unknown, PluginProcess.PluginCallError>
+}
+
+/** A plugin whose processes are up: what it offers now (re-read after a process restarts). */
+export interface LoadedPlugin {
+  readonly processes: ReadonlyArray<PluginProcess.PluginProcess>
+  readonly descriptions: Effect.Effect<ReadonlyArray<PluginProcess.PluginDescription>>
+  /** Its tools and agent delegates as kernel tools. */
+  readonly definitions: Effect.Effect<ReadonlyArray<ToolDefinition>>
+  readonly agentToolIds: (agent: AgentInfo) => ReadonlyArray<string>
+  /** The model the owner or the plugin chose for the agent (null: the operator's). */
+  readonly agentModel: (agent: AgentInfo) => ModelChoice | null
+}
+
+const agentEntry = (manifest: PluginManifest, agent: AgentInfo) =>
+  (manifest.provides.agents ?? []).find((entry) => entry.entry === agent.entry)
+
+/** Starts a plugin's processes in the current scope (closing it stops them). */
+export const load = (
+  plugin: DiscoveredPlugin & { readonly manifest: PluginManifest },
+  values: Readonly<Record<string, unknown>>,
+  deps: AgentDeps,
+  options: LoadOptions,
+): Effect.Effect<LoadedPlugin, PluginProcess.PluginStartError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const manifest = plugin.manifest
+    const env = declaredEnv(manifest, options.hostEnv)
+    const config = pluginConfig(manifest.configFields ?? [], values)
+    const processes = yield* Effect.forEach(plan(manifest), (processPlan) =>
+      PluginProcess.start({
+        pluginId: plugin.id,
+        directory: plugin.directory,
+        trust: processPlan.trust,
+        entries: processPlan.entries,
+        permissions: processPlan.permissions,
+        env,
+        config,
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
+        ...(options.egress === undefined ? {} : { egress: options.egress }),
+        ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest(plugin.id) }),
+      }),
+    )
+    const descriptions = Effect.forEach(processes, (process) => process.description)
+
+    const agentToolIds = (agent: AgentInfo) =>
+      resolveToolIds(agent.useTools ?? agentEntry(manifest, agent)?.useTools ?? [])
+    const agentModelOf = (agent: AgentInfo) =>
+      agentModel(values, agent.id) ?? agent.model ?? agentEntry(manifest, agent)?.model ?? null
+
+    // Built once per description object: a restarted process brings new ones.
+    const cache = new WeakMap<object, ToolDefinition>()
+    const cached = (key: object, build: () => ToolDefinition) => {
+      const known = cache.get(key)
+      if (known !== undefined) return known
+      const built = build()
+      cache.set(key, built)
+      return built
+    }
+
+    const definitions = Effect.map(descriptions, (all) => {
+      const ownTools = new Map<string, boolean>()
+      const result: Array<ToolDefinition> = []
+      all.forEach((description, index) => {
+        const process = processes[index] as PluginProcess.PluginProcess
+        for (const tool of description.tools) {
+          const requireApproval = approvalOf(manifest, values, tool)
+          ownTools.set(`${plugin.id}:${tool.id}`, requireApproval)
+          result.push(cached(tool, () => definitionOf({ tool, process, requireApproval })))
+        }
+      })
+      for (const description of all) {
+        for (const agent of description.agents) {
+          const useTools = agent.useTools ?? agentEntry(manifest, agent)?.useTools ?? []
+          // Only this plugin's tools are known here; any other tool makes the delegation ask.
+          const requireApproval = useTools.some((id) => ownTools.get(id) !== false)
+          result.push(
+            cached(agent, () =>
+              delegate(
+                agent,
+                (document) => agentModelOf(agent) ?? document.models.operator,
+                agentToolIds(agent),
+                requireApproval,
+                deps,
+              ),
+            ),
+          )
+        }
+      }
+      return result
+    })
+
+    return {
+      processes,
+      descriptions,
+      definitions,
+      agentToolIds,
+      agentModel: (agent) => agentModelOf(agent),
+    }
+  })

@@ -1,0 +1,129 @@
+import { Context, Effect, FiberMap, Layer, Stream } from "effect"
+import { AppConfig } from "../../config/AppConfig.js"
+import type { AppConfigDocument } from "../../config/ConfigModel.js"
+import { ModelRegistry } from "../../models/ModelRegistry.js"
+import { ToolRegistry } from "../../tools/ToolRegistry.js"
+import { Tools } from "../../tools/Tools.js"
+import { PluginCatalog } from "../PluginCatalog.js"
+import type { DiscoveredPlugin } from "../PluginDiscovery.js"
+import type { PluginManifest } from "../PluginManifest.js"
+import type { PluginView } from "../PluginView.js"
+import { type PluginState, withState } from "./LoadedView.js"
+import { type LoadedPlugin, type LoadOptions, load } from "./LoadPlugin.js"
+import { toolSource } from "./PluginToolSource.js"
+
+export interface PluginLoaderOptions extends Partial<LoadOptions> {}
+
+/**
+ * Runs the plugins the owner enabled: each in its own processes (see `PluginProcess`), its tools
+ * and agents registered while it runs. Follows the config live, like MCP servers: enabling,
+ * disabling or reconfiguring a plugin takes effect without a restart. Disabled plugins, and
+ * plugins with problems (`validationErrors`), are never started: none of their code runs.
+ */
+export class PluginLoader extends Context.Tag("@aide/kernel/PluginLoader")<
+  PluginLoader,
+  {
+    /** SPEC `GET /api/plugins`: the catalog with what each loaded plugin actually provides. */
+    readonly list: Effect.Effect<ReadonlyArray<PluginView>>
+    /** The plugin's state now (undefined: not enabled or never started). */
+    readonly state: (pluginId: string) => Effect.Effect<PluginState | undefined>
+  }
+>() {}
+
+/** What tells one start of a plugin from the next: its folder, manifest and settings. */
+const fingerprint = (plugin: DiscoveredPlugin, values: unknown) =>
+  JSON.stringify([plugin.directory, plugin.manifest, values])
+
+export const make = (options: PluginLoaderOptions = {}) =>
+  Effect.gen(function* () {
+    const appConfig = yield* AppConfig
+    const catalog = yield* PluginCatalog
+    const registry = yield* ToolRegistry
+    const tools = yield* Tools
+    const models = yield* ModelRegistry
+    const deps = { tools, models, config: appConfig.get }
+    const loadOptions: LoadOptions = { hostEnv: {}, ...options }
+
+    const states = new Map<string, { readonly fingerprint: string; state: PluginState }>()
+    const fibers = yield* FiberMap.make<string>()
+
+    const run = (
+      plugin: DiscoveredPlugin & { readonly manifest: PluginManifest },
+      values: Readonly<Record<string, unknown>>,
+    ) => {
+      const entry = { fingerprint: fingerprint(plugin, values), state: { status: "loading" } as PluginState }
+      states.set(plugin.id, entry)
+      const serve = Effect.gen(function* () {
+        const loaded: LoadedPlugin = yield* load(plugin, values, deps, loadOptions)
+        // Read at each run: a restarted process brings its new description.
+        yield* registry.register(toolSource(plugin.id, loaded.definitions))
+        entry.state = { status: "loaded", loaded }
+        const count = (yield* loaded.definitions).length
+        yield* Effect.logInfo(`plugin loaded with ${count} tools and agents`)
+        return yield* Effect.never
+      }).pipe(
+        Effect.scoped,
+        Effect.catchAll((error) =>
+          Effect.zipRight(
+            Effect.logWarning(`plugin failed to start: ${error.message}`),
+            Effect.sync(() => {
+              entry.state = { status: "failed", error: error.message }
+            }),
+          ),
+        ),
+        Effect.annotateLogs({ plugin: plugin.id }),
+      )
+      return FiberMap.run(fibers, plugin.id, serve)
+    }
+
+    const stop = (id: string) =>
+      Effect.zipRight(
+        FiberMap.remove(fibers, id),
+        Effect.sync(() => states.delete(id)),
+      )
+
+    const reconcile = Effect.fn("PluginLoader.reconcile")(function* (document: AppConfigDocument) {
+      const discovered = yield* catalog.discovered
+      const views = new Map((yield* catalog.list).map((view) => [view.id, view]))
+      const seen = new Set<string>()
+      for (const plugin of discovered) {
+        if (seen.has(plugin.id)) continue
+        seen.add(plugin.id)
+        const view = views.get(plugin.id)
+        const values = document.plugins[plugin.id] ?? {}
+        const wanted = plugin.manifest !== null && view?.enabled === true && view.validationErrors.length === 0
+        if (!wanted || plugin.manifest === null) {
+          if (states.has(plugin.id)) yield* stop(plugin.id)
+          continue
+        }
+        if (states.get(plugin.id)?.fingerprint === fingerprint(plugin, values)) continue
+        yield* run({ ...plugin, manifest: plugin.manifest }, values)
+      }
+      for (const id of [...states.keys()]) if (!seen.has(id)) yield* stop(id)
+    })
+
+    // The first reconcile only forks the plugins' starts: startup never waits for a plugin.
+    yield* reconcile(yield* appConfig.get)
+    yield* appConfig.changes.pipe(Stream.runForEach(reconcile), Effect.forkScoped)
+
+    const list = Effect.gen(function* () {
+      const views = yield* catalog.list
+      const available = yield* tools.list
+      return yield* Effect.forEach(views, (view) => {
+        const state = states.get(view.id)?.state
+        return state?.status === "loaded"
+          ? Effect.map(state.loaded.descriptions, (descriptions) =>
+              withState(view, { status: "loaded", descriptions, loaded: state.loaded }, available),
+            )
+          : Effect.succeed(withState(view, state, available))
+      })
+    })
+
+    return PluginLoader.of({ list, state: (id) => Effect.sync(() => states.get(id)?.state) })
+  })
+
+/** The loader following `AppConfig`; closing it stops every plugin process. */
+export const layer = (
+  options: PluginLoaderOptions = {},
+): Layer.Layer<PluginLoader, never, AppConfig | PluginCatalog | ToolRegistry | Tools | ModelRegistry> =>
+  Layer.scoped(PluginLoader, make(options))

@@ -1,0 +1,80 @@
+import type { Permissions, PluginManifest } from "../PluginManifest.js"
+
+/**
+ * How a plugin is split into processes: one per trust level. Compartment tools and the agents
+ * (data only) share the sandboxed process; host tools and every channel (channels keep
+ * connections and hold platform tokens: they are trusted, see docs/plugins.md) share the other.
+ */
+export interface ProcessPlan {
+  readonly trust: "compartment" | "host"
+  readonly entries: {
+    readonly tools: ReadonlyArray<string>
+    readonly agents: ReadonlyArray<string>
+    readonly channels: ReadonlyArray<string>
+  }
+  /** The union of the permissions of the process's tool entries. */
+  readonly permissions: Permissions
+}
+
+const union = (all: ReadonlyArray<Permissions>): Permissions => {
+  const list = (pick: (permissions: Permissions) => ReadonlyArray<string> | undefined) => {
+    const values = [...new Set(all.flatMap((permissions) => pick(permissions) ?? []))]
+    return values.length === 0 ? undefined : values
+  }
+  const env = list((permissions) => permissions.env)
+  const network = list((permissions) => permissions.network)
+  const fs = list((permissions) => permissions.fs)
+  return {
+    ...(all.some((permissions) => permissions.time === true) ? { time: true } : {}),
+    ...(all.some((permissions) => permissions.random === true) ? { random: true } : {}),
+    ...(env === undefined ? {} : { env }),
+    ...(network === undefined ? {} : { network }),
+    ...(fs === undefined ? {} : { fs }),
+  }
+}
+
+export const plan = (manifest: PluginManifest): ReadonlyArray<ProcessPlan> => {
+  const tools = manifest.provides.tools ?? []
+  const sandboxed = tools.filter((tool) => tool.sandbox !== "host")
+  const trusted = tools.filter((tool) => tool.sandbox === "host")
+  const agents = (manifest.provides.agents ?? []).map((agent) => agent.entry)
+  const channels = (manifest.provides.channels ?? []).map((channel) => channel.entry)
+  const plans: Array<ProcessPlan> = []
+  if (sandboxed.length > 0 || agents.length > 0) {
+    plans.push({
+      trust: "compartment",
+      entries: { tools: sandboxed.map((tool) => tool.entry), agents, channels: [] },
+      permissions: union(sandboxed.map((tool) => tool.permissions ?? {})),
+    })
+  }
+  if (trusted.length > 0 || channels.length > 0) {
+    plans.push({
+      trust: "host",
+      entries: { tools: trusted.map((tool) => tool.entry), agents: [], channels },
+      permissions: union(trusted.map((tool) => tool.permissions ?? {})),
+    })
+  }
+  return plans
+}
+
+/** The variables a plugin may see: those its manifest declares (`envVars`, `permissions.env`). */
+export const declaredEnv = (
+  manifest: PluginManifest,
+  hostEnv: Readonly<Record<string, string | undefined>>,
+): Readonly<Record<string, string>> => {
+  const names = new Set([
+    ...(manifest.envVars ?? []).map((variable) => variable.name),
+    ...(manifest.provides.tools ?? []).flatMap((tool) => tool.permissions?.env ?? []),
+  ])
+  const env: Record<string, string> = {}
+  for (const name of names) {
+    const value = hostEnv[name]
+    if (value !== undefined && value !== "") env[name] = value
+  }
+  return env
+}
+
+/** Whether any of the plugin's code runs with full trust (an owner's decision, shown in the listing). */
+export const runsOnHost = (manifest: PluginManifest): boolean =>
+  (manifest.provides.tools ?? []).some((tool) => tool.sandbox === "host") ||
+  (manifest.provides.channels ?? []).length > 0
