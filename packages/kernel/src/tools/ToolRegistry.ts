@@ -94,13 +94,13 @@ const shortHash = (text: string) => createHash("sha256").update(text).digest("he
 
 /**
  * The id the model sees for tool `name` of `source`: built-ins keep their name (`current_time`,
- * `notify`), MCP tools are `<serverId>_<name>` (`github_create_issue`), plugin tools
- * `<pluginId>__<toolId>` (`web-fetch__fetch_page`: providers refuse the `:` of `<pluginId>:<toolId>`). Characters providers reject become `_`; when that (or truncation to
+ * `notify`), others are `<sourceId>_<name>` (`github_create_issue`; a plugin's `web-fetch:fetch_page`
+ * is `web-fetch_fetch_page`: providers refuse `:`). Characters providers reject become `_`; when that (or truncation to
  * 64 characters) changed the id, a hash of the original is appended, so two different tools
  * never share an id and the same tool always gets the same one.
  */
 export const toolId = (source: Pick<ToolSource, "id" | "kind">, name: string): string => {
-  const raw = source.kind === "builtin" ? name : `${source.id}${source.kind === "plugin" ? "__" : "_"}${name}`
+  const raw = source.kind === "builtin" ? name : `${source.id}_${name}`
   const safe = raw.replace(/[^A-Za-z0-9_-]/g, "_")
   if (safe === raw && raw.length <= maxIdLength && raw.length > 0) return raw
   const suffix = `_${shortHash(raw)}`
