@@ -11,6 +11,7 @@ const alias = [
   { find: /^@aide\/plugin$/, replacement: source("plugin/src/index.ts") },
   { find: /^@aide\/testing\/effect$/, replacement: source("testing/src/effect/index.ts") },
   { find: /^@aide\/testing\/fixtures$/, replacement: source("testing/src/fixtures/index.ts") },
+  { find: /^@aide\/testing\/plugin$/, replacement: source("testing/src/plugin/index.ts") },
   { find: /^@aide\/testing$/, replacement: source("testing/src/index.ts") },
 ]
 

@@ -1,7 +1,12 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: { index: "src/index.ts", effect: "src/effect/index.ts", fixtures: "src/fixtures/index.ts" },
+  entry: {
+    index: "src/index.ts",
+    effect: "src/effect/index.ts",
+    fixtures: "src/fixtures/index.ts",
+    plugin: "src/plugin/index.ts",
+  },
   format: ["esm"],
   dts: true,
   sourcemap: true,

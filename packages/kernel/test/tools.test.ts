@@ -115,22 +115,34 @@ describe("Tools.forRun", () => {
     }).pipe(Effect.scoped, Effect.provide(toolsLayer)),
   )
 
-  it.effect("two sources meeting on one id (MCP `web` + `a_b`, plugin `web_a` + `b`) both stay, the later one suffixed", () =>
-    Effect.gen(function* () {
-      const registry = yield* ToolRegistry.ToolRegistry
-      yield* registry.register({ id: "web", kind: "mcp", tools: Effect.succeed([definition("a_b", false, () => "mcp")]) })
-      // A plugin may share an MCP server's id: sources are kept apart by kind.
-      yield* registry.register({ id: "web", kind: "plugin", tools: Effect.succeed([definition("z", false)]) })
-      yield* registry.register({ id: "web_a", kind: "plugin", tools: Effect.succeed([definition("b", false, () => "plugin")]) })
-      const tools = yield* Tools
-      const ids = (yield* tools.list).map((tool) => tool.id)
-      expect(ids[0]).toBe("web_a_b")
-      expect(ids[1]).toBe("web_z")
-      expect(ids[2]).toMatch(/^web_a_b_[0-9a-f]{6}$/)
-      const toolset = yield* tools.forRun({ threadId: "t", runId: "r" })
-      expect(Object.keys(toolset).sort()).toEqual([...ids].sort())
-      expect(yield* Effect.promise(() => Promise.resolve(toolset[ids[2]!]!.execute!({}, callOptions("c"))))).toBe("plugin")
-    }).pipe(Effect.scoped, Effect.provide(toolsLayer)),
+  it.effect(
+    "two sources meeting on one id (MCP `web` + `a_b`, plugin `web_a` + `b`) both stay, the later one suffixed",
+    () =>
+      Effect.gen(function* () {
+        const registry = yield* ToolRegistry.ToolRegistry
+        yield* registry.register({
+          id: "web",
+          kind: "mcp",
+          tools: Effect.succeed([definition("a_b", false, () => "mcp")]),
+        })
+        // A plugin may share an MCP server's id: sources are kept apart by kind.
+        yield* registry.register({ id: "web", kind: "plugin", tools: Effect.succeed([definition("z", false)]) })
+        yield* registry.register({
+          id: "web_a",
+          kind: "plugin",
+          tools: Effect.succeed([definition("b", false, () => "plugin")]),
+        })
+        const tools = yield* Tools
+        const ids = (yield* tools.list).map((tool) => tool.id)
+        expect(ids[0]).toBe("web_a_b")
+        expect(ids[1]).toBe("web_z")
+        expect(ids[2]).toMatch(/^web_a_b_[0-9a-f]{6}$/)
+        const toolset = yield* tools.forRun({ threadId: "t", runId: "r" })
+        expect(Object.keys(toolset).sort()).toEqual([...ids].sort())
+        expect(yield* Effect.promise(() => Promise.resolve(toolset[ids[2]!]!.execute!({}, callOptions("c"))))).toBe(
+          "plugin",
+        )
+      }).pipe(Effect.scoped, Effect.provide(toolsLayer)),
   )
 
   it.effect("a failing tool throws its message (the AI SDK hands it to the model)", () =>
