@@ -15,8 +15,7 @@ const alias = [
   { find: /^@aide\/testing$/, replacement: source("testing/src/index.ts") },
 ]
 
-/** One project per package; `vitest.config.ts` runs them all. */
-export const projects: Array<TestProjectConfiguration> = ["kernel", "server", "testing", "plugin"].map((name) => ({
+const packages: Array<TestProjectConfiguration> = ["kernel", "server", "testing", "plugin"].map((name) => ({
   resolve: { alias },
   test: {
     name,
@@ -26,5 +25,20 @@ export const projects: Array<TestProjectConfiguration> = ["kernel", "server", "t
     hookTimeout: 30_000,
   },
 }))
+
+/** One project per package; `vitest.config.ts` runs them all. Examples with tests of their own run too. */
+export const projects: Array<TestProjectConfiguration> = [
+  ...packages,
+  {
+    resolve: { alias },
+    test: {
+      name: "examples",
+      root: "./examples",
+      include: ["*/test/**/*.test.ts"],
+      testTimeout: 20_000,
+      hookTimeout: 30_000,
+    },
+  },
+]
 
 export default projects
