@@ -23,7 +23,8 @@ export interface LoadedPlugin {
   readonly descriptions: Effect.Effect<ReadonlyArray<PluginProcess.PluginDescription>>
   /** Its tools and agent delegates as kernel tools. */
   readonly definitions: Effect.Effect<ReadonlyArray<ToolDefinition>>
-  readonly agentToolIds: (agent: AgentInfo) => ReadonlyArray<string>
+  /** The tools the agent may use, as its `useTools` (or its entry's) names them. */
+  readonly agentUses: (agent: AgentInfo) => ReadonlyArray<string>
   /** The model the owner or the plugin chose for the agent (null: the operator's). */
   readonly agentModel: (agent: AgentInfo) => ModelChoice | null
 }
@@ -58,8 +59,7 @@ export const load = (
     )
     const descriptions = Effect.forEach(processes, (process) => process.description)
 
-    const agentToolIds = (agent: AgentInfo) =>
-      resolveToolIds(agent.useTools ?? agentEntry(manifest, agent)?.useTools ?? [])
+    const agentUses = (agent: AgentInfo) => agent.useTools ?? agentEntry(manifest, agent)?.useTools ?? []
     const agentModelOf = (agent: AgentInfo) =>
       agentModel(values, agent.id) ?? agent.model ?? agentEntry(manifest, agent)?.model ?? null
 
@@ -86,7 +86,7 @@ export const load = (
       })
       for (const description of all) {
         for (const agent of description.agents) {
-          const useTools = agent.useTools ?? agentEntry(manifest, agent)?.useTools ?? []
+          const useTools = agentUses(agent)
           // Only this plugin's tools are known here; any other tool makes the delegation ask.
           const requireApproval = useTools.some((id) => ownTools.get(id) !== false)
           result.push(
@@ -94,7 +94,7 @@ export const load = (
               delegate(
                 agent,
                 (document) => agentModelOf(agent) ?? document.models.operator,
-                agentToolIds(agent),
+                resolveToolIds(useTools),
                 requireApproval,
                 deps,
               ),
@@ -109,7 +109,7 @@ export const load = (
       processes,
       descriptions,
       definitions,
-      agentToolIds,
+      agentUses,
       agentModel: (agent) => agentModelOf(agent),
     }
   })

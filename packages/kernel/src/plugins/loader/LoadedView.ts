@@ -86,7 +86,7 @@ export const withState = (
                 description: agent.description,
                 instructions: agent.instructions,
                 model: state.loaded.agentModel(agent),
-                tools: agentTools(state.loaded.agentToolIds(agent), available),
+                tools: agentTools(view.id, state.loaded.agentUses(agent), tools, available),
                 alerts: [],
               })),
               alerts: provides.tools === undefined ? alerts : [],

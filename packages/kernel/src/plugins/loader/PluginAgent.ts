@@ -135,8 +135,19 @@ export const delegate = (
   }
 }
 
-/** The tools an agent may use, as listed in `GET /api/plugins` (ToolManifest). */
-export const agentTools = (toolIds: ReadonlyArray<string>, available: ReadonlyArray<ToolInfo>) =>
-  available
-    .filter((tool) => toolIds.includes(tool.id))
-    .map((tool) => ({ id: tool.id, name: tool.name, description: tool.description }))
+/**
+ * The tools an agent may use, as listed in `GET /api/plugins` (ToolManifest), under the ids its
+ * `useTools` gives: this plugin's own from its description, others from the tools available now.
+ */
+export const agentTools = (
+  pluginId: string,
+  useTools: ReadonlyArray<string>,
+  own: ReadonlyArray<{ readonly id: string; readonly name: string; readonly description: string }>,
+  available: ReadonlyArray<ToolInfo>,
+) =>
+  useTools.flatMap((id) => {
+    const tool = id.startsWith(`${pluginId}:`)
+      ? own.find((candidate) => `${pluginId}:${candidate.id}` === id)
+      : available.find((candidate) => candidate.id === resolveToolIds([id])[0])
+    return tool === undefined ? [] : [{ id, name: tool.name, description: tool.description }]
+  })

@@ -1,0 +1,94 @@
+import { cpSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type ChatTestServer, chat, chunksOf, eventually, startChatServer } from "./support/chat.js"
+import { request } from "./support/server.js"
+
+const example = fileURLToPath(new URL("../../../examples/hello-plugin", import.meta.url))
+
+/** The one path an owner takes: install into the data folder, enable, chat. No restart. */
+describe("a plugin from install to chat, without a restart", () => {
+  let server: ChatTestServer
+  const plugin = async () => {
+    const listed = await request(`${server.url}/api/plugins`, { token: server.token })
+    return (listed.body.plugins as Array<any>).find((entry) => entry.id === "hello")
+  }
+  const patch = (body: unknown) => request(`${server.url}/api/config`, { method: "PATCH", token: server.token, body })
+
+  beforeAll(async () => {
+    server = await startChatServer()
+  })
+  afterAll(() => server?.close())
+
+  it("is found once copied into <dataDir>/plugins, enabled live, and its tool runs in a chat", async () => {
+    expect(await plugin()).toBeUndefined()
+    cpSync(example, join(server.dataDir, "plugins", "hello"), { recursive: true })
+    const found = await plugin()
+    expect(found.enabled).toBe(false)
+    expect(found.provides.tools.toolIds).toEqual([])
+
+    expect((await patch({ plugins: { hello: { enabled: true, greeting: "Hi" } } })).status).toBe(200)
+    const loaded = await eventually(
+      async () => {
+        const entry = await plugin()
+        return entry.provides.tools.toolIds.length === 0 ? undefined : entry
+      },
+      { timeoutMs: 15_000 },
+    )
+    expect(loaded.provides.tools).toMatchObject({
+      toolIds: ["hello:greet"],
+      tools: [
+        { id: "hello:greet", name: "Greet", description: "Greets someone by name, with the time of the greeting" },
+      ],
+      sandbox: "compartment",
+      permissions: { time: true },
+      requireApproval: false,
+    })
+    expect(loaded.provides.agents.agentIds).toEqual(["hello:greeter"])
+    expect(loaded.provides.agents.agents[0]).toMatchObject({
+      id: "hello:greeter",
+      instructions: expect.stringContaining("greet tool"),
+      model: null,
+      tools: [{ id: "hello:greet", name: "Greet" }],
+    })
+
+    server.model.script(
+      { toolCalls: [{ name: "hello_greet", arguments: { name: "Ada" } }] },
+      { text: "Said hi to Ada." },
+    )
+    const chunks = chunksOf(await (await chat(server, "Greet Ada")).text())
+    const output = chunks.find((chunk) => chunk.type === "tool-output-available")
+    expect(output.output.greeting).toBe("Hi, Ada!")
+    // The model was offered the plugin's tool and its agent.
+    const offered = (server.model.requests[0]!.body.tools ?? []).map((tool: any) => tool.function.name)
+    expect(offered).toEqual(expect.arrayContaining(["hello_greet", "hello_agent_greeter"]))
+  })
+
+  it("follows the owner's approval override per tool, then stops when disabled", async () => {
+    expect((await patch({ plugins: { hello: { tools: { greet: { requireApproval: true } } } } })).status).toBe(200)
+    // Restarted with the new settings: listed again once loaded.
+    await eventually(
+      async () =>
+        (await plugin()).provides.tools.alerts.some((alert: any) => alert.message === "Loading") ? undefined : true,
+      { timeoutMs: 15_000 },
+    )
+    server.model.script({ toolCalls: [{ name: "hello_greet", arguments: { name: "Bob" } }] })
+    const paused = chunksOf(await (await chat(server, "Greet Bob")).text())
+    expect(paused.some((chunk) => chunk.type === "tool-approval-request")).toBe(true)
+    expect(paused.some((chunk) => chunk.type === "tool-output-available")).toBe(false)
+
+    const bad = await patch({ plugins: { hello: { tools: { greet: { requireApproval: "yes" } } } } })
+    expect(bad.status).toBe(400)
+    expect(JSON.stringify(bad.body)).toContain("plugins.hello.tools.greet.requireApproval: must be true or false")
+
+    expect((await patch({ plugins: { hello: { enabled: false } } })).status).toBe(200)
+    const disabled = await plugin()
+    expect(disabled.enabled).toBe(false)
+    expect(disabled.provides.tools.toolIds).toEqual([])
+    server.model.script({ text: "No tools." })
+    await (await chat(server, "anything")).text()
+    const lastOffer = server.model.requests.at(-1)!.body.tools ?? []
+    expect(lastOffer.map((tool: any) => tool.function.name)).not.toContain("hello_greet")
+  })
+})
