@@ -15,7 +15,15 @@ const alias = [
 ]
 
 /** One project per package; `vitest.config.ts` runs them all. */
-export const projects: Array<TestProjectConfiguration> = ["kernel", "server", "testing", "plugin"].map((name) => ({
+export const projects: Array<TestProjectConfiguration> = [
+  "kernel",
+  "server",
+  "testing",
+  "plugin",
+  "plugin-telegram",
+  "plugin-webhook",
+  "plugin-web-fetch",
+].map((name) => ({
   resolve: { alias },
   test: {
     name,
