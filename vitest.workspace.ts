@@ -15,7 +15,15 @@ const alias = [
   { find: /^@aide\/testing$/, replacement: source("testing/src/index.ts") },
 ]
 
-const packages: Array<TestProjectConfiguration> = ["kernel", "server", "testing", "plugin"].map((name) => ({
+const packages: Array<TestProjectConfiguration> = [
+  "kernel",
+  "server",
+  "testing",
+  "plugin",
+  "plugin-telegram",
+  "plugin-webhook",
+  "plugin-web-fetch",
+].map((name) => ({
   resolve: { alias },
   test: {
     name,
