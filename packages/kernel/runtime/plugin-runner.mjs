@@ -98,7 +98,10 @@ const channel = (id) => {
 serve({
   init: async (params) => {
     const freeze = globalThis.harden ?? Object.freeze
-    state.env = freeze({ ...(process.env ?? {}) })
+    // Exactly what the host passed: the declared variables that are set (fork adds its own).
+    state.env = freeze(
+      Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("NODE_CHANNEL_"))),
+    )
     state.config = freeze(structuredClone(params.config ?? {}))
     state.permissions = params.permissions ?? {}
     state.outputBytes = params.limits?.outputBytes ?? state.outputBytes

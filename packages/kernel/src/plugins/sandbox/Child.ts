@@ -108,7 +108,14 @@ export const spawn = (options: ChildOptions): Child => {
       .finally(() => served.delete(id))
   })
 
-  child.on("exit", (code, signal) => {
+  // stderr may still hold the reason (V8's out-of-memory report) when `exit` fires: read it to
+  // its end, but never wait on a pipe a grandchild could keep open.
+  const stderrDone = new Promise<void>((resolve) => {
+    child.stderr?.once("close", resolve)
+    child.once("exit", () => setTimeout(resolve, 200).unref())
+  })
+  child.on("exit", (code, signal) => void stderrDone.then(() => exited(code, signal)))
+  const exited = (code: number | null, signal: NodeJS.Signals | null) => {
     const oom = /heap out of memory|Allocation failed/i.test(stderrTail)
     const failure: ChildFailure =
       killedFor ??
@@ -119,7 +126,7 @@ export const spawn = (options: ChildOptions): Child => {
     pending.clear()
     for (const controller of served.values()) controller.abort(new Error("the plugin process exited"))
     options.exited(failure)
-  })
+  }
   child.on("error", (error) => kill({ reason: "crashed", message: error.message }))
 
   const request = (method: string, params: unknown, timeoutMs: number | null, signal?: AbortSignal) =>
