@@ -37,15 +37,21 @@ const within = (root, target) => target === root || target.startsWith(root.endsW
  * of an allowed folder is judged by where it leads).
  */
 export const readOnlyFs = async (prefixes) => {
+  const declared = prefixes.map((prefix) => path.resolve(prefix))
   const roots = []
-  for (const prefix of prefixes) roots.push(await fs.realpath(path.resolve(prefix)).catch(() => null))
+  for (const prefix of declared) roots.push(await fs.realpath(prefix).catch(() => null))
   const allowed = roots.filter((root) => root !== null)
+  const outside = (file) => new Error(`fs: ${file} is outside the declared fs paths`)
   const check = async (file) => {
     if (typeof file !== "string" || !path.isAbsolute(file)) throw new Error("fs: paths must be absolute strings")
-    const real = await fs.realpath(file).catch(() => {
+    // By name first (`..` resolved), so that the answer does not depend on what exists outside.
+    const named = path.resolve(file)
+    if (![...declared, ...allowed].some((root) => within(root, named))) throw outside(file)
+    // Then by where it leads: a symlink is judged by its target.
+    const real = await fs.realpath(named).catch(() => {
       throw new Error(`fs: ${file} does not exist or is not readable`)
     })
-    if (!allowed.some((root) => within(root, real))) throw new Error(`fs: ${file} is outside the declared fs paths`)
+    if (!allowed.some((root) => within(root, real))) throw outside(file)
     return real
   }
   return freeze({
