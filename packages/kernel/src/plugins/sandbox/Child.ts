@@ -34,6 +34,8 @@ export interface Child {
     signal?: AbortSignal,
   ) => Promise<unknown>
   readonly kill: () => void
+  /** Why the process is being killed, as soon as it is (its exit comes later). */
+  readonly dying: () => ChildFailure | undefined
 }
 
 interface Pending {
@@ -174,5 +176,6 @@ export const spawn = (options: ChildOptions): Child => {
     pid: child.pid,
     request,
     kill: () => kill({ reason: "crashed", message: "the plugin process was stopped" }),
+    dying: () => killedFor,
   }
 }

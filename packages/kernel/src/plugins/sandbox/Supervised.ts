@@ -123,6 +123,8 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
   const request: Supervised["request"] = async (method, params, timeoutMs, signal) => {
     if (phase === "starting") await starting
     if (phase === "closed") throw { reason: "crashed", message: "the plugin process is stopped" }
+    const dying = current?.dying()
+    if (dying !== undefined) throw { restarting: true, message: `restarting after ${dying.message}` }
     if (phase === "backoff" || current === undefined) {
       const left = Math.max(0, retryAt - Date.now())
       throw {
