@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks"
 import { Effect, Either } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import type { PluginProcess } from "../../src/plugins/sandbox/PluginProcess.js"
-import { call, callFails, closeAll, eventually, startPlugin } from "./sandbox-support.js"
+import { call, callFails, closeAll, eventually, fixture, startPlugin } from "./sandbox-support.js"
 
 afterAll(closeAll)
 
@@ -91,5 +91,24 @@ describe("closing the scope", () => {
     await eventually(async () => !alive(pid))
     const error = await callFails(plugin, "echo", { text: "x" })
     expect(error.message).toMatch(/stopped/)
+  })
+})
+
+describe("a child that writes too-large or garbage messages", () => {
+  it.each([
+    ["flood", /^plugin flood: sent a message of \d+ bytes \(limit 2162688\)$/],
+    ["garbage", /^plugin flood: sent a message the wire does not know$/],
+  ])("%s: the process is killed and the call fails", async (toolId, reason) => {
+    const plugin = await startPlugin({
+      pluginId: "flood",
+      directory: fixture("host"),
+      trust: "host",
+      entries: { tools: ["flood.mjs"], agents: [], channels: [] },
+      backoff,
+    })
+    const error = await callFails(plugin, toolId)
+    expect(error.reason).toBe("protocol")
+    expect(error.message).toMatch(reason)
+    await eventually(() => succeeds(plugin))
   })
 })

@@ -75,8 +75,11 @@ export const spawn = (options: ChildOptions): Child => {
 
   child.on("message", (message: unknown) => {
     const size = JSON.stringify(message)?.length ?? 0
-    if (size > options.maxMessageBytes || message === null || typeof message !== "object") {
+    if (size > options.maxMessageBytes) {
       return kill({ reason: "protocol", message: `sent a message of ${size} bytes (limit ${options.maxMessageBytes})` })
+    }
+    if (message === null || typeof message !== "object") {
+      return kill({ reason: "protocol", message: "sent a message the wire does not know" })
     }
     const m = message as { kind?: unknown; id?: unknown; [key: string]: unknown }
     if (m.kind === "log") return options.log(String(m.level), String(m.message), m.data)
