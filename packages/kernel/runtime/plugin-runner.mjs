@@ -76,16 +76,18 @@ const channelContext = (channelId, signal) =>
       request("channel.answerApproval", { channelId, ...answer }, signal).then(() => undefined),
   })
 
+const tooLarge = (message) => Object.assign(new Error(message), { code: "output" })
+
 /** The JSON of `value`, refused past `limit` bytes without building a huge string first. */
 const boundedJson = (value, limit) => {
   let seen = 0
   const json = JSON.stringify(value ?? null, (key, item) => {
     seen += key.length + (typeof item === "string" ? item.length : 0)
-    if (seen > limit) throw new Error(`output too large: more than ${limit} bytes`)
+    if (seen > limit) throw tooLarge(`output too large: more than ${limit} bytes`)
     return item
   })
   const bytes = Buffer.byteLength(json)
-  if (bytes > limit) throw new Error(`output too large: ${bytes} bytes, more than ${limit} bytes`)
+  if (bytes > limit) throw tooLarge(`output too large: ${bytes} bytes, more than ${limit} bytes`)
   return JSON.parse(json)
 }
 

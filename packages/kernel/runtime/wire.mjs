@@ -76,7 +76,14 @@ export const serve = (handlers) => {
       })
       .then(
         (value) => reply(message.id, { ok: true, value: value ?? null }),
-        (error) => reply(message.id, { ok: false, error: { message: errorMessage(error).slice(0, maxLog) } }),
+        (error) =>
+          reply(message.id, {
+            ok: false,
+            error: {
+              message: errorMessage(error).slice(0, maxLog),
+              ...(error?.code === "output" ? { code: "output" } : {}),
+            },
+          }),
       )
   })
   // The host went away: nothing left to serve.

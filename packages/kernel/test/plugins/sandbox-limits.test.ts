@@ -64,7 +64,7 @@ describe("output", () => {
     const plugin = await startPlugin({ pluginId: "escape" })
     const pid = await Effect.runPromise(plugin.pid)
     const error = await callFails(plugin, "output")
-    expect(error).toMatchObject({ reason: "failed" })
+    expect(error).toMatchObject({ reason: "output" })
     expect(error.message).toBe("plugin escape: output too large: more than 1048576 bytes")
     expect(await call(plugin, "ok")).toBe("ok")
     expect(await Effect.runPromise(plugin.pid)).toBe(pid)

@@ -6,7 +6,7 @@ import { type ChildProcess, fork } from "node:child_process"
  */
 
 export interface ChildFailure {
-  readonly reason: "timeout" | "crashed" | "failed" | "cancelled" | "protocol"
+  readonly reason: "timeout" | "crashed" | "output" | "failed" | "cancelled" | "protocol"
   readonly message: string
 }
 
@@ -88,8 +88,9 @@ export const spawn = (options: ChildOptions): Child => {
       const waiting = pending.get(m.id)
       pending.delete(m.id)
       if (m.ok === true) return waiting?.resolve(m.value)
-      const error = m.error as { message?: unknown } | undefined
-      return waiting?.reject({ reason: "failed", message: String(error?.message ?? "failed") })
+      const error = m.error as { message?: unknown; code?: unknown } | undefined
+      const reason = error?.code === "output" ? "output" : "failed"
+      return waiting?.reject({ reason, message: String(error?.message ?? "failed") })
     }
     if (m.kind === "cancel") return served.get(m.id)?.abort(new Error("cancelled by the plugin"))
     if (m.kind !== "request" || typeof m.method !== "string") {

@@ -8,8 +8,8 @@ import { fileURLToPath } from "node:url"
  * the host. Computed once per host process.
  */
 
-/** From src/plugins/sandbox/ and from the bundled dist/index.js alike. */
-const candidates = ["../../../runtime/plugin-runner.mjs", "../runtime/plugin-runner.mjs"]
+/** From the bundled dist/index.js, then from src/plugins/sandbox/ (tests run the sources). */
+const candidates = ["../runtime/plugin-runner.mjs", "../../../runtime/plugin-runner.mjs"]
 const runnerPackages = ["ses", "@endo/module-source"]
 
 export interface RunnerPaths {
