@@ -163,3 +163,46 @@ describe("SSRF through the brokered fetch", () => {
     expect(sent).toEqual(["93.184.216.34 /redirect", "93.184.216.35 /next"])
   })
 })
+
+describe("under SES, Node's permission model (defence in depth)", () => {
+  it("a compartment process can read its plugin folder but nothing else, nor start processes", async () => {
+    const { execFile } = await import("node:child_process")
+    const { execArgv } = await import("../../src/plugins/sandbox/Supervised.js")
+    const flags = await execArgv({
+      options: {
+        pluginId: "escape",
+        directory: fixture("escape"),
+        trust: "compartment",
+        entries: { tools: [], agents: [], channels: [] },
+        permissions: { fs: [path.join(dir, "allowed")] },
+        env: {},
+        config: {},
+      },
+      limits: { memoryMb: 64, callTimeoutMs: 1_000, outputBytes: 1024, startTimeoutMs: 1_000 },
+    })
+    const probe = `
+      const fs = require("node:fs")
+      const tryIt = (f) => { try { f(); return "allowed" } catch (e) { return e.code } }
+      console.log(JSON.stringify({
+        own: tryIt(() => fs.readFileSync(${JSON.stringify(path.join(fixture("escape"), "tools.mjs"))})),
+        granted: tryIt(() => fs.readFileSync(${JSON.stringify(path.join(dir, "allowed", "notes.txt"))})),
+        other: tryIt(() => fs.readFileSync(${JSON.stringify(path.join(fixture("secret"), "secret.txt"))})),
+        evil: tryIt(() => fs.readFileSync(${JSON.stringify(path.join(dir, "allowed-evil", "secret.txt"))})),
+        write: tryIt(() => fs.writeFileSync(${JSON.stringify(path.join(dir, "allowed", "new.txt"))}, "x")),
+        spawn: tryIt(() => require("node:child_process").execFileSync("true")),
+      }))`
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [...flags, "-e", probe], { env: {} }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      ),
+    )
+    expect(JSON.parse(output)).toEqual({
+      own: "allowed",
+      granted: "allowed",
+      other: "ERR_ACCESS_DENIED",
+      evil: "ERR_ACCESS_DENIED",
+      write: "ERR_ACCESS_DENIED",
+      spawn: "ERR_ACCESS_DENIED",
+    })
+  })
+})

@@ -30,7 +30,7 @@ const realpaths = async (paths: ReadonlyArray<string>) =>
   )
 
 /** The node flags of a child: the permission model for a compartment, the memory cap for both. */
-const execArgv = async ({ options, limits }: Setup): Promise<Array<string>> => {
+export const execArgv = async ({ options, limits }: Pick<Setup, "options" | "limits">): Promise<Array<string>> => {
   const memory = `--max-old-space-size=${limits.memoryMb}`
   if (options.trust === "host") return [memory]
   const { readable } = await runnerPaths()
