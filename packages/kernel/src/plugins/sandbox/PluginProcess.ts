@@ -1,18 +1,28 @@
-// PLACEHOLDER: replaced by the sandbox branch (the API the loader is written against).
-import type { Effect, Scope } from "effect"
-import { Schema } from "effect"
+import { Effect, LogLevel, Runtime, type Scope } from "effect"
 import type { EgressOptions } from "../../net/Egress.js"
 import type { Permissions } from "../PluginManifest.js"
+import * as BrokeredFetch from "./BrokeredFetch.js"
+import type { ChildFailure } from "./Child.js"
+import { decode, type PluginDescription } from "./Description.js"
+import { PluginCallError, PluginStartError } from "./SandboxErrors.js"
+import { type Supervised, supervise } from "./Supervised.js"
+import { type Backoff, defaultBackoff } from "./Supervisor.js"
 
-export class PluginCallError extends Schema.TaggedError<PluginCallError>()("PluginCallError", {
-  message: Schema.String,
-}) {}
-export class PluginStartError extends Schema.TaggedError<PluginStartError>()("PluginStartError", {
-  message: Schema.String,
-}) {}
+/**
+ * A plugin's code running in a child process of its own (docs/plugin-sandbox.md): started,
+ * asked, timed out, killed and restarted from here; the host's event loop never waits on it.
+ *
+ * @example
+ * const plugin = yield* PluginProcess.start({ pluginId: "weather", directory, trust: "compartment", … })
+ * const forecast = yield* plugin.callTool("forecast", { city: "Oslo" })
+ */
+
+export type { AgentDescription, ChannelDescription, PluginDescription, ToolDescription } from "./Description.js"
+export { PluginCallError, PluginStartError } from "./SandboxErrors.js"
 
 export interface PluginProcessOptions {
   readonly pluginId: string
+  /** The plugin folder. */
   readonly directory: string
   readonly trust: "compartment" | "host"
   readonly entries: {
@@ -20,7 +30,9 @@ export interface PluginProcessOptions {
     readonly agents: ReadonlyArray<string>
     readonly channels: ReadonlyArray<string>
   }
+  /** From PluginManifest.ts, merged over the plugin's tool entries. */
   readonly permissions: Permissions
+  /** Already filtered by the caller: the declared variables that are set. */
   readonly env: Readonly<Record<string, string>>
   readonly config: Readonly<Record<string, unknown>>
   readonly limits?: {
@@ -29,42 +41,19 @@ export interface PluginProcessOptions {
     readonly outputBytes?: number
     readonly startTimeoutMs?: number
   }
+  /** Restart delays; default 1 s doubling to 60 s (tests shorten them). */
+  readonly backoff?: Partial<Backoff>
+  /** Tests pass allowHttp / allowedKinds / lookup / send to reach loopback. */
   readonly egress?: Omit<EgressOptions, "allowedHosts">
+  /** child→host requests other than fetch (channel.receive, channel.answerApproval). */
   readonly onRequest?: (method: string, params: unknown) => Effect.Effect<unknown, PluginCallError>
 }
 
-export interface PluginDescription {
-  readonly tools: ReadonlyArray<{
-    readonly entry: string
-    readonly id: string
-    readonly name: string
-    readonly description: string
-    readonly parameters: Readonly<Record<string, unknown>>
-  }>
-  readonly agents: ReadonlyArray<{
-    readonly entry: string
-    readonly id: string
-    readonly name: string
-    readonly description: string
-    readonly instructions: string
-    readonly model?: { readonly provider: string; readonly model: string } | undefined
-    readonly useTools?: ReadonlyArray<string> | undefined
-  }>
-  readonly channels: ReadonlyArray<{
-    readonly entry: string
-    readonly id: string
-    readonly name: string
-    readonly webhook: unknown
-    readonly realtime: boolean
-    readonly send: boolean
-    readonly notify: boolean
-  }>
-  readonly alerts: ReadonlyArray<{ readonly level: "info" | "warning" | "error"; readonly message: string }>
-}
-
 export interface PluginProcess {
+  /** The latest `init` answer (refreshed after a restart). */
   readonly description: Effect.Effect<PluginDescription>
   readonly callTool: (toolId: string, input: unknown, signal?: AbortSignal) => Effect.Effect<unknown, PluginCallError>
+  /** `timeoutMs`: default the call timeout; `null` for none (`channel.start`). */
   readonly request: (
     method: string,
     params: unknown,
@@ -73,6 +62,81 @@ export interface PluginProcess {
   readonly pid: Effect.Effect<number | undefined>
 }
 
-export declare const start: (
-  options: PluginProcessOptions,
-) => Effect.Effect<PluginProcess, PluginStartError, Scope.Scope>
+export const defaults = { memoryMb: 256, callTimeoutMs: 30_000, outputBytes: 1024 * 1024, startTimeoutMs: 15_000 }
+
+export const start = (options: PluginProcessOptions): Effect.Effect<PluginProcess, PluginStartError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const runtime = yield* Effect.runtime<never>()
+    const limits = { ...defaults, ...options.limits }
+    const fetch = BrokeredFetch.make(options.permissions.network ?? [], options.egress)
+    const log = (level: string, message: string, data?: unknown) =>
+      Runtime.runFork(runtime)(
+        Effect.logWithLevel(levelOf(level), message, ...(data === undefined ? [] : [data])).pipe(
+          Effect.annotateLogs({ plugin: options.pluginId, trust: options.trust }),
+        ),
+      )
+    const handle = (method: string, params: unknown, signal: AbortSignal): Promise<unknown> => {
+      if (method === "fetch") return fetch(params, signal)
+      if (options.onRequest === undefined) return Promise.reject(new Error(`${method} is not available`))
+      return Runtime.runPromise(runtime)(options.onRequest(method, params), { signal })
+    }
+    const supervised: Supervised = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () =>
+          supervise({
+            options,
+            limits,
+            backoff: { ...defaultBackoff, ...options.backoff },
+            handle,
+            log,
+            decode: (value) => Runtime.runPromise(runtime)(decode(value)),
+          }),
+        catch: (error) =>
+          new PluginStartError({
+            pluginId: options.pluginId,
+            message: `plugin ${options.pluginId} did not start: ${error instanceof Error ? error.message : String(error)}`,
+          }),
+      }),
+      (supervised) => Effect.sync(() => supervised.close()),
+    )
+    const toError = (method: string) => (failure: unknown) => {
+      const known = failure as Partial<ChildFailure> & { readonly restarting?: boolean }
+      return new PluginCallError({
+        pluginId: options.pluginId,
+        method,
+        reason: known.restarting === true ? "restarting" : (known.reason ?? "failed"),
+        message: `plugin ${options.pluginId}: ${known.message ?? String(failure)}`,
+      })
+    }
+    const request: PluginProcess["request"] = (method, params, callOptions) =>
+      Effect.async<unknown, PluginCallError>((resume) => {
+        const controller = new AbortController()
+        const signal =
+          callOptions?.signal === undefined
+            ? controller.signal
+            : AbortSignal.any([controller.signal, callOptions.signal])
+        const timeoutMs = callOptions?.timeoutMs === undefined ? limits.callTimeoutMs : callOptions.timeoutMs
+        supervised.request(method, params, timeoutMs, signal).then(
+          (value) => resume(Effect.succeed(value)),
+          (failure) => resume(Effect.fail(toError(method)(failure))),
+        )
+        // Interrupting the fiber cancels the call in the child too.
+        return Effect.sync(() => controller.abort())
+      })
+    return {
+      description: Effect.sync(() => supervised.description()),
+      callTool: (toolId, input, signal) =>
+        request("tool.call", { toolId, input }, signal === undefined ? undefined : { signal }),
+      request,
+      pid: Effect.sync(() => supervised.pid()),
+    }
+  })
+
+const levelOf = (level: string) =>
+  level === "error"
+    ? LogLevel.Error
+    : level === "warn"
+      ? LogLevel.Warning
+      : level === "debug"
+        ? LogLevel.Debug
+        : LogLevel.Info

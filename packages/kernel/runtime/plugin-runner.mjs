@@ -1,0 +1,167 @@
+// Aide's plugin runner: one child process per (plugin, trust), started by the host with
+// `child_process.fork` (packages/kernel/src/plugins/sandbox/). Plain ESM, no build step.
+// docs/plugin-sandbox.md describes the wire, the trust levels and what each may reach.
+//
+//   node [--experimental-permission --allow-fs-read=…] --max-old-space-size=N plugin-runner.mjs <trust>
+
+import { promises as fs } from "node:fs"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { brokeredFetch, compartmentGlobals } from "./endowments.mjs"
+import { loadAgents, loadChannels, loadTools } from "./entries.mjs"
+import { errorMessage, log, request, serve } from "./wire.mjs"
+
+const trust = process.argv[2] === "host" ? "host" : "compartment"
+
+// Lockdown comes first, before any plugin code and before the module transformer is loaded.
+let ModuleSource
+if (trust === "compartment") {
+  await import("ses")
+  lockdown({ overrideTaming: "severe", errorTaming: "unsafe", consoleTaming: "unsafe", stackFiltering: "concise" })
+  ;({ ModuleSource } = await import("@endo/module-source"))
+}
+
+const state = { tools: new Map(), channels: new Map(), env: {}, config: {}, permissions: {}, outputBytes: 1024 * 1024 }
+
+const within = (root, target) => target === root || target.startsWith(root + path.sep)
+
+/** How entry modules load: each in a compartment of its own, or with the platform's `import()`. */
+const loader = async (directory, globals) => {
+  const root = await fs.realpath(directory)
+  if (trust === "host") return (file) => import(pathToFileURL(file).href).then((ns) => ns.default)
+  return async (file) => (await compartmentFor(root, globals).import(pathToFileURL(file).href)).namespace.default
+}
+
+/** One compartment per entry module: entries share nothing but hardened endowments. */
+const compartmentFor = (root, globals) =>
+  new Compartment({
+    __options__: true,
+    globals,
+    // Only the plugin's own files: no builtins, no packages, nothing outside its folder.
+    resolveHook: (specifier, referrer) => {
+      if (!specifier.startsWith("./") && !specifier.startsWith("../")) {
+        throw new Error(`import of "${specifier}" refused: a sandboxed plugin may only import its own files`)
+      }
+      return new URL(specifier, referrer).href
+    },
+    importHook: async (specifier) => {
+      const file = await fs.realpath(new URL(specifier).pathname).catch(() => {
+        throw new Error(`module ${specifier} not found`)
+      })
+      if (!within(root, file)) throw new Error(`import of ${specifier} refused: outside the plugin folder`)
+      return { source: new ModuleSource(await fs.readFile(file, "utf8"), pathToFileURL(file).href) }
+    },
+  })
+
+const toolContext = (signal) => {
+  const context = {
+    env: state.env,
+    config: state.config,
+    signal,
+    log: (message, data) => log("info", message, data),
+    ...(state.fetch === undefined ? {} : { fetch: state.fetch }),
+  }
+  // Shallow: the signal must stay mutable for its own abort().
+  return Object.freeze(context)
+}
+
+const channelContext = (channelId, signal) =>
+  Object.freeze({
+    env: state.env,
+    config: state.config,
+    signal,
+    log: (message, data) => log("info", message, data),
+    receive: (message) => request("channel.receive", { channelId, message }, signal).then(() => undefined),
+    answerApproval: (answer) =>
+      request("channel.answerApproval", { channelId, ...answer }, signal).then(() => undefined),
+  })
+
+const tooLarge = (message) => Object.assign(new Error(message), { code: "output" })
+
+/** The JSON of `value`, refused past `limit` bytes without building a huge string first. */
+const boundedJson = (value, limit) => {
+  let seen = 0
+  const json = JSON.stringify(value ?? null, (key, item) => {
+    seen += key.length + (typeof item === "string" ? item.length : 0)
+    if (seen > limit) throw tooLarge(`output too large: more than ${limit} bytes`)
+    return item
+  })
+  const bytes = Buffer.byteLength(json)
+  if (bytes > limit) throw tooLarge(`output too large: ${bytes} bytes, more than ${limit} bytes`)
+  return JSON.parse(json)
+}
+
+const channel = (id) => {
+  const found = state.channels.get(id)
+  if (found === undefined) throw new Error(`unknown channel ${id}`)
+  return found
+}
+
+serve({
+  init: async (params) => {
+    const freeze = globalThis.harden ?? Object.freeze
+    // Exactly what the host passed: the declared variables that are set (fork adds its own).
+    state.env = freeze(
+      Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("NODE_CHANNEL_"))),
+    )
+    state.config = freeze(structuredClone(params.config ?? {}))
+    state.permissions = params.permissions ?? {}
+    state.outputBytes = params.limits?.outputBytes ?? state.outputBytes
+    if ((state.permissions.network ?? []).length > 0) state.fetch = freeze(brokeredFetch())
+    const globals = trust === "compartment" ? await compartmentGlobals(state.permissions, state.fetch) : {}
+    const load = await loader(params.directory, globals)
+    const alerts = []
+    const resolve = async (entry) => {
+      const file = path.resolve(params.directory, entry)
+      if (!within(await fs.realpath(params.directory), await fs.realpath(file).catch(() => file))) {
+        throw new Error("the entry is outside the plugin folder")
+      }
+      return load(file)
+    }
+    const failed = (entry, error) => alerts.push({ level: "error", message: `${entry}: ${errorMessage(error)}` })
+    const tools = await loadTools(params.entries?.tools ?? [], resolve, failed, alerts)
+    const agents = await loadAgents(params.entries?.agents ?? [], resolve, failed, alerts)
+    const channels = await loadChannels(params.entries?.channels ?? [], resolve, failed, alerts, {
+      config: state.config,
+      env: state.env,
+    })
+    state.tools = new Map(tools.map((tool) => [tool.id, tool.definition]))
+    state.channels = new Map(channels.map((found) => [found.id, found.definition]))
+    return {
+      tools: tools.map((tool) => tool.description),
+      agents,
+      channels: channels.map((found) => found.description),
+      alerts,
+    }
+  },
+  "tool.call": async ({ toolId, input }, signal) => {
+    const tool = state.tools.get(toolId)
+    if (tool === undefined) throw new Error(`unknown tool ${toolId}`)
+    return boundedJson(await tool.execute(input, toolContext(signal)), state.outputBytes)
+  },
+  "channel.start": ({ channelId }, signal) => {
+    const found = channel(channelId)
+    if (found.realtime === undefined) throw new Error(`channel ${channelId} has no realtime connection`)
+    return found.realtime.start(channelContext(channelId, signal)).then(() => null)
+  },
+  "channel.webhook": async ({ channelId, request: incoming }, signal) => {
+    const found = channel(channelId)
+    if (found.webhook === undefined) throw new Error(`channel ${channelId} has no webhook`)
+    return boundedJson(
+      (await found.webhook.handle(incoming, channelContext(channelId, signal))) ?? null,
+      state.outputBytes,
+    )
+  },
+  "channel.send": async ({ channelId, message }, signal) => {
+    const found = channel(channelId)
+    if (found.send === undefined) throw new Error(`channel ${channelId} cannot send`)
+    await found.send(message, channelContext(channelId, signal))
+    return null
+  },
+  "channel.notify": async ({ channelId, notification }, signal) => {
+    const found = channel(channelId)
+    if (found.notify === undefined) throw new Error(`channel ${channelId} cannot notify`)
+    await found.notify(notification, channelContext(channelId, signal))
+    return null
+  },
+})

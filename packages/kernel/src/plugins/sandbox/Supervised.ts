@@ -1,0 +1,150 @@
+import { promises as fs } from "node:fs"
+import * as path from "node:path"
+import { type Child, type ChildFailure, spawn } from "./Child.js"
+import type { PluginDescription } from "./Description.js"
+import type { PluginProcessOptions } from "./PluginProcess.js"
+import { runnerPaths } from "./RunnerPaths.js"
+import { type Backoff, delays } from "./Supervisor.js"
+
+/** The stateful half of PluginProcess: the current child, its restarts and the calls in between. */
+
+export interface Supervised {
+  readonly description: () => PluginDescription
+  readonly request: (method: string, params: unknown, timeoutMs: number | null, signal: AbortSignal) => Promise<unknown>
+  readonly pid: () => number | undefined
+  readonly close: () => void
+}
+
+interface Setup {
+  readonly options: PluginProcessOptions
+  readonly limits: { memoryMb: number; callTimeoutMs: number; outputBytes: number; startTimeoutMs: number }
+  readonly backoff: Backoff
+  readonly handle: (method: string, params: unknown, signal: AbortSignal) => Promise<unknown>
+  readonly log: (level: string, message: string, data?: unknown) => void
+  readonly decode: (value: unknown) => Promise<PluginDescription>
+}
+
+const realpaths = async (paths: ReadonlyArray<string>) =>
+  (await Promise.all(paths.map((p) => fs.realpath(path.resolve(p)).catch(() => undefined)))).filter(
+    (p): p is string => p !== undefined,
+  )
+
+/** The node flags of a child: the permission model for a compartment, the memory cap for both. */
+export const execArgv = async ({ options, limits }: Pick<Setup, "options" | "limits">): Promise<Array<string>> => {
+  const memory = `--max-old-space-size=${limits.memoryMb}`
+  if (options.trust === "host") return [memory]
+  const { readable } = await runnerPaths()
+  const granted = await realpaths([options.directory, ...(options.permissions.fs ?? [])])
+  return [
+    "--experimental-permission",
+    "--disable-warning=ExperimentalWarning",
+    ...[...readable, ...granted].map((p) => `--allow-fs-read=${p}`),
+    memory,
+  ]
+}
+
+export const supervise = async (setup: Setup): Promise<Supervised> => {
+  const { options, limits } = setup
+  const { runner } = await runnerPaths()
+  const argv = await execArgv(setup)
+  const directory = await fs.realpath(options.directory)
+  const wait = delays(setup.backoff)
+  let current: Child | undefined
+  let description: PluginDescription = { tools: [], agents: [], channels: [], alerts: [] }
+  let phase: "running" | "starting" | "backoff" | "closed" = "starting"
+  let starting: Promise<void> = Promise.resolve()
+  let upSince: number | undefined
+  let lastFailure: ChildFailure | undefined
+  let retryAt = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+
+  const scheduleRestart = (failure: ChildFailure) => {
+    if (phase === "closed") return
+    const delay = wait.next(upSince, Date.now())
+    setup.log("warn", `plugin process stopped (${failure.message}); restarting in ${delay} ms`)
+    phase = "backoff"
+    lastFailure = failure
+    upSince = undefined
+    retryAt = Date.now() + delay
+    timer = setTimeout(() => void restart().catch(() => undefined), delay)
+    timer.unref()
+  }
+
+  const startOnce = async (): Promise<void> => {
+    const child: Child = spawn({
+      runner,
+      args: [options.trust],
+      execArgv: argv,
+      env: options.env,
+      cwd: directory,
+      maxMessageBytes: 2 * limits.outputBytes + 64 * 1024,
+      memoryMb: limits.memoryMb,
+      handle: setup.handle,
+      log: setup.log,
+      exited: (failure) => {
+        if (child !== current) return
+        current = undefined
+        scheduleRestart(failure)
+      },
+    })
+    try {
+      const answer = await child.request(
+        "init",
+        {
+          pluginId: options.pluginId,
+          trust: options.trust,
+          directory,
+          entries: options.entries,
+          config: options.config,
+          permissions: options.permissions,
+          limits: { outputBytes: limits.outputBytes },
+        },
+        limits.startTimeoutMs,
+      )
+      description = await setup.decode(answer)
+    } catch (failure) {
+      child.kill()
+      throw new Error(`init failed: ${(failure as Partial<ChildFailure>).message ?? String(failure)}`)
+    }
+    if (phase === "closed") return child.kill()
+    current = child
+    phase = "running"
+    upSince = Date.now()
+  }
+
+  const restart = () => {
+    phase = "starting"
+    starting = startOnce().catch((error: Error) => scheduleRestart({ reason: "crashed", message: error.message }))
+    return starting
+  }
+
+  await startOnce()
+
+  const request: Supervised["request"] = async (method, params, timeoutMs, signal) => {
+    if (phase === "starting") await starting
+    if (phase === "closed") throw { reason: "crashed", message: "the plugin process is stopped" }
+    const dying = current?.dying()
+    if (dying !== undefined) throw { restarting: true, message: `restarting after ${dying.message}` }
+    if (phase === "backoff" || current === undefined) {
+      const left = Math.max(0, retryAt - Date.now())
+      throw {
+        restarting: true,
+        message: `restarting after ${lastFailure?.message ?? "a failure"} (next attempt in ${left} ms)`,
+      }
+    }
+    return current.request(method, params, timeoutMs, signal)
+  }
+
+  return {
+    description: () => description,
+    request,
+    pid: () => current?.pid,
+    close: () => {
+      phase = "closed"
+      clearTimeout(timer)
+      const child = current
+      current = undefined
+      child?.kill()
+    },
+  }
+}
