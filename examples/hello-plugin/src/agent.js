@@ -2,7 +2,9 @@
 // An agent entry: data only. Aide offers it to the operator model as a delegate; it runs with
 // these instructions and the tools the manifest lists in `useTools`.
 
-/** @type {import("@aide/plugin").AgentDefinition} */
+/** @import { AgentDefinition } from "@aide/plugin" */
+
+/** @type {AgentDefinition} */
 export default {
   id: "greeter",
   name: "Greeter",

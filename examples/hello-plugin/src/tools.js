@@ -1,9 +1,12 @@
 // @ts-check
 // A tool entry: its default export is a tool or an array of tools. It runs in the compartment
 // sandbox, so only what the manifest grants exists here: `Date` (permissions.time), no `process`,
-// no `require`, no network. Plain objects work; `@aide/plugin` only adds types.
+// no `require`, no network. Plain objects work; `@aide/plugin` only adds types. (SES refuses
+// any source text that looks like a dynamic import, comments included: import types with the
+// JSDoc `@import` tag.)
+/** @import { ToolDefinition } from "@aide/plugin" */
 
-/** @type {import("@aide/plugin").ToolDefinition<{ name: string }, { greeting: string; at: string }, { greeting?: string }>} */
+/** @type {ToolDefinition<{ name: string }, { greeting: string; at: string }, { greeting?: string }>} */
 const greet = {
   id: "greet",
   name: "Greet",

@@ -65,6 +65,33 @@ describe("a plugin from install to chat, without a restart", () => {
     expect(offered).toEqual(expect.arrayContaining(["hello_greet", "hello_agent_greeter"]))
   })
 
+  it("runs the plugin's agent as a delegate whose steps stream, and keeps its final report", async () => {
+    server.model.script(
+      { toolCalls: [{ id: "delegate_1", name: "hello_agent_greeter", arguments: { task: "Greet Lin" } }] },
+      // The agent's own model run: it calls the plugin's tool, then answers.
+      { toolCalls: [{ name: "hello_greet", arguments: { name: "Lin" } }] },
+      { text: "I greeted Lin." },
+      { text: "The greeter greeted Lin." },
+    )
+    const response = await chat(server, "Have the greeter greet Lin")
+    const threadId = response.headers.get("x-thread-id")!
+    const outputs = chunksOf(await response.text()).filter(
+      (chunk) => chunk.type === "tool-output-available" && chunk.toolCallId === "delegate_1",
+    )
+    expect(outputs.map((chunk) => [chunk.preliminary === true, chunk.output.status])).toEqual([
+      [true, "running"],
+      [true, "done"],
+      [false, "done"],
+    ])
+    expect(outputs[0].output.steps[0]).toMatchObject({ tool: "hello_greet", output: { greeting: "Hi, Lin!" } })
+    const final = outputs.at(-1).output
+    expect(final.text).toBe("I greeted Lin.")
+    const detail = await request(`${server.url}/api/threads/${threadId}`, { token: server.token })
+    const stored = JSON.stringify(detail.body)
+    expect(stored).toContain("I greeted Lin.")
+    expect(stored).toContain("The greeter greeted Lin.")
+  })
+
   it("follows the owner's approval override per tool, then stops when disabled", async () => {
     expect((await patch({ plugins: { hello: { tools: { greet: { requireApproval: true } } } } })).status).toBe(200)
     // Restarted with the new settings: listed again once loaded.
