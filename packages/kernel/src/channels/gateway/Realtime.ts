@@ -1,4 +1,5 @@
 import { Cause, Clock, Duration, Effect } from "effect"
+import { causeMessage } from "./internal/causeMessage.js"
 
 /** How a realtime connection is kept up. */
 export interface RealtimeOptions {
@@ -40,7 +41,7 @@ export const keepUp = <E>(
       if (exit._tag === "Failure") {
         if (Cause.isInterruptedOnly(exit.cause)) return yield* Effect.interrupt
         yield* Effect.logWarning("channels: realtime connection failed").pipe(
-          Effect.annotateLogs({ channel: key, error: Cause.pretty(exit.cause), restartInMs: wait }),
+          Effect.annotateLogs({ channel: key, error: causeMessage(exit.cause), restartInMs: wait }),
         )
       } else {
         yield* Effect.logInfo("channels: realtime connection ended").pipe(

@@ -1,7 +1,8 @@
-import { Cause, Duration, Effect } from "effect"
+import { Duration, Effect } from "effect"
 import type { RateLimit, RateLimiter } from "../../ratelimit/RateLimiter.js"
 import type { WebhookResponse } from "./ChannelContract.js"
 import { type ChannelEndpoint, channelKey } from "./ChannelEndpoint.js"
+import { causeMessage } from "./internal/causeMessage.js"
 import { verify } from "./WebhookVerifier.js"
 
 /** A request to a webhook route, as the server read it. */
@@ -99,7 +100,7 @@ export const make = (limiter: RateLimiter["Type"], options: WebhookOptions = {})
       )
       if (handled._tag === "Left") {
         yield* Effect.logWarning("channels: webhook handler failed").pipe(
-          Effect.annotateLogs({ channel: key, error: Cause.pretty(handled.left) }),
+          Effect.annotateLogs({ channel: key, error: causeMessage(handled.left) }),
         )
         return json(502, { error: "the channel failed to handle the request" })
       }

@@ -1,4 +1,4 @@
-import { Cause, Chunk, Clock, Effect, Option, Schedule, Stream } from "effect"
+import { Chunk, Clock, Effect, Option, Schedule, Stream } from "effect"
 import { Chat, type ChatRun } from "../../../chat/Chat.js"
 import type { ChatPart } from "../../../chat/ChatModel.js"
 import { Ids } from "../../../ids/Ids.js"
@@ -7,6 +7,7 @@ import type { InboundMessage, PendingApproval } from "../ChannelContract.js"
 import type { ChannelApproval, ConversationRef } from "../ChannelConversations.js"
 import { ChannelConversations } from "../ChannelConversations.js"
 import { type ChannelEndpoint, channelKey } from "../ChannelEndpoint.js"
+import { causeMessage } from "./causeMessage.js"
 import { type RunReply, replyOf, replyText } from "./RunReply.js"
 
 /** What a chat failure before any content looks like in the conversation. */
@@ -104,7 +105,7 @@ export const make = Effect.gen(function* () {
       Effect.retry({ times: 2, schedule: Schedule.exponential("1 second") }),
       Effect.catchAllCause((cause) =>
         Effect.logError("channels: a reply could not be sent").pipe(
-          Effect.annotateLogs({ channel: key, error: Cause.pretty(cause) }),
+          Effect.annotateLogs({ channel: key, error: causeMessage(cause) }),
         ),
       ),
     )
