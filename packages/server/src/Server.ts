@@ -191,7 +191,14 @@ export const layer = (options: ServerOptions) =>
     Layer.provide(lazyDocs("/api/docs")),
     Layer.provide(lazyOpenApi("/api/openapi.json")),
     // Channel plugins' webhooks: public raw routes beside the HttpApi (see docs/channels.md).
-    Layer.provide(Webhooks.layer({ trustProxy: options.trustProxy })),
+    Layer.provide(
+      Webhooks.layer({
+        trustProxy: options.trustProxy,
+        ...(options.kernel?.channelGateway?.webhooks?.maxBodyBytes === undefined
+          ? {}
+          : { maxBodyBytes: options.kernel.channelGateway.webhooks.maxBodyBytes }),
+      }),
+    ),
     // Outermost: a foreign Host (DNS rebinding) or Origin is refused before anything else runs.
     Layer.provide(HostCheck.layer(hostCheckOptions(options))),
     Layer.provide(HostCheck.startupWarning(hostCheckOptions(options))),
