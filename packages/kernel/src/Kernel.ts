@@ -9,6 +9,9 @@ import * as PasswordHasher from "./auth/PasswordHasher.js"
 import * as SigningSecret from "./auth/SigningSecret.js"
 import * as SqlAuthStore from "./auth/SqlAuthStore.js"
 import * as ChannelRegistry from "./channels/ChannelRegistry.js"
+import type { ChannelConversations } from "./channels/gateway/ChannelConversations.js"
+import * as ChannelGateway from "./channels/gateway/ChannelGateway.js"
+import * as SqlChannelConversations from "./channels/gateway/SqlChannelConversations.js"
 import * as Chat from "./chat/Chat.js"
 import type { ChatRuns } from "./chat/ChatRuns.js"
 import * as SqlChatRuns from "./chat/SqlChatRuns.js"
@@ -59,6 +62,10 @@ export interface ServicesOptions {
   readonly chat?: Chat.ChatOptions
   /** Channels to register (e.g. `ChannelRegistry.channel(telegram)`); default none. */
   readonly channels?: Layer.Layer<never, never, ChannelRegistry.ChannelRegistry>
+  /** Channel plugins' endpoints to register (e.g. `ChannelGateway.endpoint(telegram)`); the loader registers its own. */
+  readonly channelEndpoints?: Layer.Layer<never, never, ChannelGateway.ChannelGateway>
+  /** Realtime backoff, per-conversation queue and webhook limits of the channel gateway. */
+  readonly channelGateway?: ChannelGateway.ChannelGatewayOptions
   /** Your own tools (e.g. `ToolRegistry.source({ id: "crm", kind: "plugin", tools })`); default none. */
   readonly tools?: Layer.Layer<never, never, ToolRegistry.ToolRegistry>
   /** Retry policy of channel deliveries; default `DeliveringInbox.defaults` (4 attempts, 1 s × 5 backoff). */
@@ -99,6 +106,7 @@ export type Services =
   | Tools.Tools
   | ToolRegistry.ToolRegistry
   | ChannelRegistry.ChannelRegistry
+  | ChannelGateway.ChannelGateway
   | ActiveStreams.ActiveStreams
   | Inbox.Inbox
   | McpRegistry.McpRegistry
@@ -126,6 +134,11 @@ export const services = (options: ServicesOptions = {}): Layer.Layer<Services, S
   // Channels register before the inbox starts, so its first sweep already finds them.
   const channels = Layer.provideMerge(options.channels ?? Layer.empty, ChannelRegistry.layer)
   const inbox = DeliveringInbox.layer(options.inbox).pipe(Layer.provideMerge(channels))
+  // Channel plugins talk to chat and register their notifiers in the inbox's registry.
+  const gateway = Layer.provideMerge(
+    options.channelEndpoints ?? Layer.empty,
+    ChannelGateway.layer(options.channelGateway).pipe(Layer.provide([chat, channels])),
+  )
   // Connects in background fibers: a slow or broken MCP server never holds up startup.
   const mcp = McpRegistry.layer(options.mcp).pipe(
     Layer.provideMerge(options.mcpOAuth === undefined ? McpOAuth.layerDisabled() : McpOAuth.layer(options.mcpOAuth)),
@@ -139,7 +152,7 @@ export const services = (options: ServicesOptions = {}): Layer.Layer<Services, S
     Layer.provideMerge(PluginCatalog.layer(options.plugins)),
     Layer.provide(chat),
   )
-  return Layer.mergeAll(chat, activeStreams, inbox, mcp, builtinTools, scheduler, plugins).pipe(
+  return Layer.mergeAll(chat, activeStreams, inbox, gateway, mcp, builtinTools, scheduler, plugins).pipe(
     // Chat reads memory into the model's context and feeds it after each turn; the built-in
     // tools edit working memory; recall adds messages of other threads.
     Layer.provideMerge(Layer.merge(Memory.layer(options.memory), Recall.layer)),
@@ -165,6 +178,8 @@ export interface KernelOptions extends ServicesOptions {
   readonly chatRuns?: Layer.Layer<ChatRuns, StorageError>
   /** Inbox messages and delivery leases; default `SqlInboxStore.layer`. */
   readonly inboxStore?: Layer.Layer<InboxStore, StorageError>
+  /** Channel conversations' threads and the approval ids handed to channels; default `SqlChannelConversations.layer`. */
+  readonly channelConversations?: Layer.Layer<ChannelConversations, StorageError>
   /** MCP OAuth registrations, tokens and states; default `SqlMcpOAuthStore.layer`. */
   readonly mcpOAuthStore?: Layer.Layer<McpOAuthStore, StorageError>
   /** The scheduler's run ledger and per-task state; default `SqlRunLedger.layer`. */
@@ -213,11 +228,11 @@ export type KernelError = StorageError | SigningSecret.SigningSecretError
  */
 const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
   const { authStore, configStore, threads, chatRuns, inboxStore, mcpOAuthStore, runLedger } = options
-  const { memoryStore, observationStore } = options
+  const { memoryStore, observationStore, channelConversations } = options
   // The SQL index reads the `messages` table: threads kept elsewhere leave it nothing to find.
   const recallIndex = options.recallIndex ?? (threads ? RecallIndex.layerEmpty : SqlRecallIndex.layer)
   const allGiven = authStore && configStore && threads && chatRuns && inboxStore && mcpOAuthStore && runLedger
-  if (allGiven && memoryStore && observationStore) {
+  if (allGiven && memoryStore && observationStore && channelConversations) {
     const stores = Layer.mergeAll(
       authStore,
       configStore,
@@ -228,6 +243,7 @@ const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
       runLedger,
       memoryStore,
       observationStore,
+      channelConversations,
       options.recallIndex ?? RecallIndex.layerEmpty,
     )
     return Layer.merge(stores, ids)
@@ -242,6 +258,7 @@ const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
     runLedger ?? SqlRunLedger.layer,
     memoryStore ?? SqlMemoryStore.layer,
     observationStore ?? SqlObservationStore.layer,
+    channelConversations ?? SqlChannelConversations.layer,
     recallIndex,
   )
   const storage = options.storage ?? SqliteStorage.layer({ filename: Path.join(options.dataDir, "aide.db") })

@@ -10,6 +10,8 @@ import * as Auth from "../src/auth/Auth.js"
 import { AuthStore } from "../src/auth/AuthStore.js"
 import * as PasswordHasher from "../src/auth/PasswordHasher.js"
 import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
+import * as ChannelConversations from "../src/channels/gateway/ChannelConversations.js"
+import * as ChannelGateway from "../src/channels/gateway/ChannelGateway.js"
 import * as Chat from "../src/chat/Chat.js"
 import { ChatRuns } from "../src/chat/ChatRuns.js"
 import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
@@ -326,6 +328,34 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
     expect(content).toBe("- likes tea")
   })
 
+  it("channelConversations: a channel's conversation is bound to its thread in the store given", async () => {
+    const calls: Calls = []
+    const sent: Array<string> = []
+    const bound = await withKernel(
+      {
+        channelConversations: spy(ChannelConversations.ChannelConversations, ChannelConversations.layerMemory, calls),
+        channelEndpoints: ChannelGateway.endpoint({
+          pluginId: "tg",
+          channelId: "bot",
+          name: "Telegram",
+          webhook: null,
+          realtime: null,
+          send: (message) => Effect.sync(() => void sent.push(message.text)),
+          notify: null,
+        }),
+      },
+      (dataDir) =>
+        Effect.gen(function* () {
+          const gateway = yield* ChannelGateway.ChannelGateway
+          yield* gateway.receive("tg:bot", { conversationId: "c", text: "Hi" })
+          while (sent.length === 0) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          return yield* rowsIn(dataDir, "channel_conversations")
+        }),
+    )
+    expect(calls).toEqual(expect.arrayContaining(["threadOf", "bind"]))
+    expect(bound).toBe(0)
+  })
+
   it("storage: with every store replaced, the kernel never opens its SQLite file", async () => {
     const exists = await withKernel(
       {
@@ -338,6 +368,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
         runLedger: SqlRunLedger.layer.pipe(Layer.provide(ownDatabase)),
         memoryStore: SqlMemoryStore.layer.pipe(Layer.provide(ownDatabase)),
         observationStore: SqlObservationStore.layer.pipe(Layer.provide(ownDatabase)),
+        channelConversations: ChannelConversations.layerMemory,
       },
       (dataDir) =>
         Effect.gen(function* () {

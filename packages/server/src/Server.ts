@@ -26,6 +26,7 @@ import * as Cors from "./http/Cors.js"
 import * as ErrorHandling from "./http/ErrorHandling.js"
 import * as HostCheck from "./http/HostCheck.js"
 import * as RateLimit from "./http/RateLimit.js"
+import * as Webhooks from "./http/Webhooks.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { version } from "./version.js"
 
@@ -189,6 +190,15 @@ export const layer = (options: ServerOptions) =>
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(lazyDocs("/api/docs")),
     Layer.provide(lazyOpenApi("/api/openapi.json")),
+    // Channel plugins' webhooks: public raw routes beside the HttpApi (see docs/channels.md).
+    Layer.provide(
+      Webhooks.layer({
+        trustProxy: options.trustProxy,
+        ...(options.kernel?.channelGateway?.webhooks?.maxBodyBytes === undefined
+          ? {}
+          : { maxBodyBytes: options.kernel.channelGateway.webhooks.maxBodyBytes }),
+      }),
+    ),
     // Outermost: a foreign Host (DNS rebinding) or Origin is refused before anything else runs.
     Layer.provide(HostCheck.layer(hostCheckOptions(options))),
     Layer.provide(HostCheck.startupWarning(hostCheckOptions(options))),

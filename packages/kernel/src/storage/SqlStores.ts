@@ -2,6 +2,8 @@ import type { SqlClient } from "@effect/sql"
 import { Layer } from "effect"
 import type { AuthStore } from "../auth/AuthStore.js"
 import * as SqlAuthStore from "../auth/SqlAuthStore.js"
+import type { ChannelConversations } from "../channels/gateway/ChannelConversations.js"
+import * as SqlChannelConversations from "../channels/gateway/SqlChannelConversations.js"
 import type { ChatRuns } from "../chat/ChatRuns.js"
 import * as SqlChatRuns from "../chat/SqlChatRuns.js"
 import type { ConfigStore } from "../config/ConfigStore.js"
@@ -35,6 +37,7 @@ export type Stores =
   | MemoryStore
   | ObservationStore
   | RecallIndex
+  | ChannelConversations
 
 /**
  * Every store on one `SqlClient` (SQLite or PostgreSQL), the schema migrated first: give it a
@@ -52,4 +55,5 @@ export const layer: Layer.Layer<Stores, StorageError, SqlClient.SqlClient | Ids>
   SqlMemoryStore.layer,
   SqlObservationStore.layer,
   SqlRecallIndex.layer,
+  SqlChannelConversations.layer,
 )

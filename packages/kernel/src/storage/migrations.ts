@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { Clock, Effect } from "effect"
+import { channelConversationTables } from "../channels/gateway/channelMigration.js"
 import { semanticRecallTables } from "../memory/recall/internal/recallSchema.js"
 import { observationalMemoryTables } from "./observationalMemoryMigration.js"
 
@@ -347,6 +348,7 @@ export const loader = Migrator.fromRecord({
   "0012_working_memory": workingMemoryTables,
   "0013_observational_memory": observationalMemoryTables,
   "0014_semantic_recall": semanticRecallTables,
+  "0015_channel_conversations": channelConversationTables,
 })
 
 /** Runs pending migrations; safe to call at every start (applied ones are recorded). */

@@ -4,6 +4,7 @@ import { Cause, Effect, Option } from "effect"
 import { wireErrorTags } from "../api/ApiErrors.js"
 import { checkJsonText, describeJsonBodyProblem, urlHasNul } from "./JsonLimits.js"
 import { describeDecodeError } from "./ValidationProblems.js"
+import { isWebhookPath } from "./Webhooks.js"
 
 /** What a client gets instead of HttpApi's own bodies: always `{ "error": ... }`. */
 const errorResponse = (status: number, error: string, headers?: Record<string, string>) =>
@@ -77,12 +78,15 @@ export const layer = (options: ErrorHandlingOptions) =>
   HttpApiBuilder.middleware((app) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
+      // Webhook bodies are the platforms' (form-encoded, any size up to their own limit): the
+      // route reads them raw; only the failure handling below applies.
+      const raw = isWebhookPath(pathOf(request.url))
       const declaredLength = Number(request.headers["content-length"] ?? 0)
       const limit =
         options.chatMaxBodyBytes !== undefined && pathOf(request.url) === "/api/chat"
           ? options.chatMaxBodyBytes
           : options.maxBodyBytes
-      if (declaredLength > limit) {
+      if (!raw && declaredLength > limit) {
         return errorResponse(413, `request body too large (limit ${limit} bytes)`, {
           connection: "close",
         })
@@ -91,13 +95,14 @@ export const layer = (options: ErrorHandlingOptions) =>
       // untyped bodies — the kinds a browser sends cross-site without a CORS preflight, so a
       // hostile page could, say, set the password of a fresh install. (Malformed multipart
       // would even fail as a defect.) Refuse them before anything parses them.
-      if (hasBody(request) && !isJson(request.headers["content-type"])) {
+      if (!raw && hasBody(request) && !isJson(request.headers["content-type"])) {
         return errorResponse(415, "Content-Type must be application/json")
       }
       if (urlHasNul(request.url)) return errorResponse(400, "URL must not contain NUL characters (%00)")
-      const checked = hasBody(request)
-        ? Effect.flatMap(checkBody(request), (refused) => (refused === undefined ? app : Effect.succeed(refused)))
-        : app
+      const checked =
+        !raw && hasBody(request)
+          ? Effect.flatMap(checkBody(request), (refused) => (refused === undefined ? app : Effect.succeed(refused)))
+          : app
       return yield* checked.pipe(
         HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
         Effect.catchAllCause((cause) => {

@@ -1,0 +1,79 @@
+import { Schema } from "effect"
+
+/**
+ * The shapes a channel plugin exchanges with Aide, mirrored from `@aide/plugin` (the kernel does
+ * not depend on the authors' package): what crosses from a plugin process is checked against
+ * these Schemas before the kernel trusts it.
+ */
+
+/** Where a webhook's secret is read: one of the plugin's config fields, or a declared env var. */
+export const SecretSource = Schema.Union(
+  Schema.Struct({ config: Schema.String }),
+  Schema.Struct({ env: Schema.String }),
+)
+export type SecretSource = typeof SecretSource.Type
+
+/** How a webhook request is checked before the channel sees it (`@aide/plugin` `WebhookVerification`). */
+export const WebhookVerification = Schema.Union(
+  Schema.Struct({ kind: Schema.Literal("token"), header: Schema.String, secret: SecretSource }),
+  Schema.Struct({
+    kind: Schema.Literal("hmac-sha256"),
+    header: Schema.String,
+    secret: SecretSource,
+    encoding: Schema.optional(Schema.Literal("hex", "base64")),
+    prefix: Schema.optional(Schema.String),
+  }),
+).annotations({ identifier: "WebhookVerification" })
+export type WebhookVerification = typeof WebhookVerification.Type
+
+export const InboundFile = Schema.Struct({
+  mediaType: Schema.String,
+  /** `data:<mediaType>;base64,…` */
+  url: Schema.String,
+  filename: Schema.optional(Schema.String),
+})
+
+/** A message that reached a channel and is meant for the assistant. */
+export const InboundMessage = Schema.Struct({
+  conversationId: Schema.String.pipe(Schema.minLength(1)),
+  text: Schema.String,
+  files: Schema.optional(Schema.Array(InboundFile)),
+  sender: Schema.optional(Schema.Struct({ id: Schema.String, name: Schema.optional(Schema.String) })),
+}).annotations({ identifier: "InboundMessage" })
+export type InboundMessage = typeof InboundMessage.Type
+
+/** A tool call waiting for the owner; `approvalId` is opaque to the channel. */
+export interface PendingApproval {
+  readonly approvalId: string
+  readonly toolName: string
+  readonly input: unknown
+}
+
+/** The assistant's answer into a conversation. */
+export interface OutgoingMessage {
+  readonly conversationId: string
+  /** Markdown. */
+  readonly text: string
+  readonly approvals: ReadonlyArray<PendingApproval>
+}
+
+/** What Aide pushes to the owner unprompted (an inbox message whose destination is the channel). */
+export interface Notification {
+  readonly subject: string
+  readonly body: string
+  readonly threadId: string | null
+}
+
+/** A verified webhook request as the channel sees it (header names lower-case, body raw text). */
+export interface WebhookRequest {
+  readonly method: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+export const WebhookResponse = Schema.Struct({
+  status: Schema.optional(Schema.Int.pipe(Schema.between(200, 599))),
+  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  body: Schema.optional(Schema.String),
+})
+export type WebhookResponse = typeof WebhookResponse.Type
