@@ -150,7 +150,7 @@ export const services = (options: ServicesOptions = {}): Layer.Layer<Services, S
   // Plugin processes start in background fibers, like MCP connections.
   const plugins = PluginLoader.layer({ hostEnv: options.plugins?.env ?? {}, ...options.pluginLoader }).pipe(
     Layer.provideMerge(PluginCatalog.layer(options.plugins)),
-    Layer.provide(chat),
+    Layer.provide([chat, gateway]),
   )
   return Layer.mergeAll(chat, activeStreams, inbox, gateway, mcp, builtinTools, scheduler, plugins).pipe(
     // Chat reads memory into the model's context and feeds it after each turn; the built-in

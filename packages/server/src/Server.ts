@@ -27,6 +27,7 @@ import * as ErrorHandling from "./http/ErrorHandling.js"
 import * as HostCheck from "./http/HostCheck.js"
 import * as RateLimit from "./http/RateLimit.js"
 import * as Webhooks from "./http/Webhooks.js"
+import { bundledPluginFolders } from "./process/BundledPlugins.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { version } from "./version.js"
 
@@ -73,6 +74,7 @@ export const kernelLayer = (options: ServerOptions) =>
         plugins: {
           pluginsDir: Path.join(options.dataDir, "plugins"),
           paths: options.pluginsPath ?? [],
+          bundled: bundledPluginFolders(),
           env: options.env ?? process.env,
         },
         streamHub: StreamHub.layerMemory({

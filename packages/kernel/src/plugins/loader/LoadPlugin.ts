@@ -20,6 +20,8 @@ export interface LoadOptions {
 /** A plugin whose processes are up: what it offers now (re-read after a process restarts). */
 export interface LoadedPlugin {
   readonly processes: ReadonlyArray<PluginProcess.PluginProcess>
+  /** The declared variables it was given. */
+  readonly env: Readonly<Record<string, string>>
   readonly descriptions: Effect.Effect<ReadonlyArray<PluginProcess.PluginDescription>>
   /** Its tools and agent delegates as kernel tools. */
   readonly definitions: Effect.Effect<ReadonlyArray<ToolDefinition>>
@@ -107,6 +109,7 @@ export const load = (
 
     return {
       processes,
+      env,
       descriptions,
       definitions,
       agentUses,

@@ -1,3 +1,4 @@
+import { webhookPath } from "../../channels/gateway/ChannelEndpoint.js"
 import type { ToolInfo } from "../../tools/Tools.js"
 import type { Alert, PluginView } from "../PluginView.js"
 import type { PluginDescription } from "../sandbox/PluginProcess.js"
@@ -18,10 +19,6 @@ type ViewedState =
       readonly loaded: LoadedPlugin
       readonly descriptions: ReadonlyArray<PluginDescription>
     }
-
-/** The public route of a plugin channel's webhook. */
-export const webhookPath = (pluginId: string, channelId: string) =>
-  `/wh/${encodeURIComponent(pluginId)}/${encodeURIComponent(channelId)}`
 
 const hostWarning: Alert = { level: "warning", message: "Runs with full trust (sandbox: host)" }
 

@@ -1,4 +1,5 @@
 import { Context, Effect, FiberMap, Layer, Stream } from "effect"
+import { ChannelGateway } from "../../channels/gateway/ChannelGateway.js"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
 import { ModelRegistry } from "../../models/ModelRegistry.js"
@@ -8,8 +9,10 @@ import { PluginCatalog } from "../PluginCatalog.js"
 import type { DiscoveredPlugin } from "../PluginDiscovery.js"
 import type { PluginManifest } from "../PluginManifest.js"
 import type { PluginView } from "../PluginView.js"
+import type { PluginProcess } from "../sandbox/PluginProcess.js"
 import { type PluginState, withState } from "./LoadedView.js"
 import { type LoadedPlugin, type LoadOptions, load } from "./LoadPlugin.js"
+import { channelRequests, endpointOf } from "./PluginChannels.js"
 import { toolSource } from "./PluginToolSource.js"
 
 export interface PluginLoaderOptions extends Partial<LoadOptions> {}
@@ -42,7 +45,8 @@ export const make = (options: PluginLoaderOptions = {}) =>
     const tools = yield* Tools
     const models = yield* ModelRegistry
     const deps = { tools, models, config: appConfig.get }
-    const loadOptions: LoadOptions = { hostEnv: {}, ...options }
+    const gateway = yield* ChannelGateway
+    const loadOptions: LoadOptions = { hostEnv: {}, onRequest: channelRequests(gateway), ...options }
 
     const states = new Map<string, { readonly fingerprint: string; state: PluginState }>()
     const fibers = yield* FiberMap.make<string>()
@@ -57,6 +61,13 @@ export const make = (options: PluginLoaderOptions = {}) =>
         const loaded: LoadedPlugin = yield* load(plugin, values, deps, loadOptions)
         // Read at each run: a restarted process brings its new description.
         yield* registry.register(toolSource(plugin.id, loaded.definitions))
+        const descriptions = yield* loaded.descriptions
+        for (const [index, description] of descriptions.entries()) {
+          const process = loaded.processes[index] as PluginProcess
+          for (const channel of description.channels) {
+            yield* gateway.register(endpointOf(plugin.id, process, channel, values, loaded.env))
+          }
+        }
         entry.state = { status: "loaded", loaded }
         const count = (yield* loaded.definitions).length
         yield* Effect.logInfo(`plugin loaded with ${count} tools and agents`)
@@ -125,5 +136,8 @@ export const make = (options: PluginLoaderOptions = {}) =>
 /** The loader following `AppConfig`; closing it stops every plugin process. */
 export const layer = (
   options: PluginLoaderOptions = {},
-): Layer.Layer<PluginLoader, never, AppConfig | PluginCatalog | ToolRegistry | Tools | ModelRegistry> =>
-  Layer.scoped(PluginLoader, make(options))
+): Layer.Layer<
+  PluginLoader,
+  never,
+  AppConfig | PluginCatalog | ToolRegistry | Tools | ModelRegistry | ChannelGateway
+> => Layer.scoped(PluginLoader, make(options))
