@@ -31,7 +31,7 @@ export const startChatServer = async (
   const { modelTitles = false, ...rest } = options
   const server = await startServer({
     ...rest,
-    env: { OPENAI_COMPATIBLE_BASE_URL: model.url },
+    env: { ...rest.env, OPENAI_COMPATIBLE_BASE_URL: model.url },
     kernel: {
       chat: { maxRetries: 0 },
       ...(modelTitles ? {} : { titles: TitleGenerator.layerFallback }),
