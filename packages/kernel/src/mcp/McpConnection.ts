@@ -12,7 +12,8 @@ import { McpAuthorizationPending, McpConnectError } from "./McpErrors.js"
 import type { McpOAuth } from "./McpOAuth.js"
 import { ensureExited } from "./ProcessExit.js"
 import { redactText } from "./Redact.js"
-import { httpTarget, withStaticHeaders } from "./StaticHeaders.js"
+import { httpTarget } from "./StaticHeaders.js"
+import { guardedFetch } from "./UrlGuard.js"
 import { isDirectory, workingDirectory } from "./WorkingDirectory.js"
 
 export { defaultWorkingDirectory } from "./WorkingDirectory.js"
@@ -243,7 +244,12 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
       let auth: {
         authProvider?: ReturnType<McpOAuth["Type"]["provider"]>
         fetch: typeof fetch
-      } = { fetch: withStaticHeaders((input, init) => globalThis.fetch(input, init), url.href, target.headers) }
+      } = {
+        // Guarded like plugins' fetch: the server's own kind of address only (a local server
+        // stays reachable, a public one cannot lead to the private network), each address
+        // checked and pinned (no DNS rebinding), redirects re-checked; headers for its origin only.
+        fetch: guardedFetch(url.href, { headers: target.headers }),
+      }
       if (config.oauth === true) {
         auth = yield* Effect.try({
           try: () => ({
