@@ -1,13 +1,7 @@
 import type { ToolSet } from "ai"
-import { Cause, Context, Effect, Exit, Layer, Runtime, Stream } from "effect"
-import {
-  distinctId,
-  type ToolDefinition,
-  ToolExecutionError,
-  ToolRegistry,
-  type ToolSource,
-  toolId,
-} from "./ToolRegistry.js"
+import { Context, Effect, Layer } from "effect"
+import * as ToolExecution from "./ToolExecution.js"
+import { distinctId, ToolRegistry, type ToolSource, toolId } from "./ToolRegistry.js"
 
 /** What a run's toolset is built for. */
 export interface RunToolsContext {
@@ -46,13 +40,6 @@ export class Tools extends Context.Tag("@aide/kernel/Tools")<
 
 const loadAi = () => import("ai")
 
-const failureMessage = (cause: Cause.Cause<{ readonly message: string }>) => {
-  const failure = Cause.failureOption(cause)
-  if (failure._tag === "Some") return failure.value.message
-  if (Cause.isInterruptedOnly(cause)) return "the tool call was cancelled"
-  return "the tool failed unexpectedly"
-}
-
 /**
  * Every source's tools under their ids. Two sources can still meet on one id (an MCP server
  * `web` with a tool `_x` and a plugin `web` with a tool `x`): the later one gets its id with a
@@ -77,7 +64,6 @@ const collect = (sources: ReadonlyArray<ToolSource>) =>
 export const make = Effect.gen(function* () {
   const registry = yield* ToolRegistry
   const runtime = yield* Effect.runtime<never>()
-  const runExit = Runtime.runPromiseExit(runtime)
 
   const list = Effect.flatMap(registry.sources, collect).pipe(
     Effect.map((entries) =>
@@ -99,48 +85,8 @@ export const make = Effect.gen(function* () {
     const approved = new Set((context.approvedCalls ?? []).map((call) => call.toolCallId))
     const toolset: ToolSet = {}
 
-    const execute =
-      (definition: ToolDefinition) =>
-      async (input: unknown, options: { readonly toolCallId: string; readonly abortSignal?: AbortSignal }) => {
-        const exit = await runExit(
-          definition.execute(input, {
-            threadId: context.threadId,
-            runId: context.runId,
-            toolCallId: options.toolCallId,
-          }),
-          options.abortSignal === undefined ? undefined : { signal: options.abortSignal },
-        )
-        // A thrown error becomes the tool call's error: the model reads it and the run goes on.
-        if (Exit.isFailure(exit)) throw new Error(failureMessage(exit.cause))
-        return exit.value
-      }
-
-    // Progress reported as preliminary outputs; the last one is the tool's output.
-    const executeStreamed = (definition: ToolDefinition, stream: NonNullable<ToolDefinition["stream"]>) =>
-      async function* (input: unknown, options: { readonly toolCallId: string; readonly abortSignal?: AbortSignal }) {
-        const reports = stream(input, {
-          threadId: context.threadId,
-          runId: context.runId,
-          toolCallId: options.toolCallId,
-        })
-        const iterator = Stream.toAsyncIterableRuntime(runtime)(reports)[Symbol.asyncIterator]()
-        const abort = () => void iterator.return?.()
-        options.abortSignal?.addEventListener("abort", abort, { once: true })
-        try {
-          while (true) {
-            const next = await iterator.next().catch((error: unknown) => {
-              throw new Error(
-                error instanceof ToolExecutionError ? error.message : `${definition.name} failed unexpectedly`,
-              )
-            })
-            if (next.done === true) return
-            yield next.value
-          }
-        } finally {
-          options.abortSignal?.removeEventListener("abort", abort)
-          await iterator.return?.()
-        }
-      }
+    const callContext = (toolCallId: string) => ({ threadId: context.threadId, runId: context.runId, toolCallId })
+    const execute = ToolExecution.make(runtime, callContext)
 
     for (const { definition, id } of entries) {
       if (Object.hasOwn(toolset, id)) continue
@@ -148,7 +94,7 @@ export const make = Effect.gen(function* () {
         description: definition.description,
         inputSchema: jsonSchema(definition.inputSchema as Parameters<typeof jsonSchema>[0]),
         needsApproval: (_input, { toolCallId }) => approved.has(toolCallId) || definition.requireApproval,
-        execute: definition.stream === undefined ? execute(definition) : executeStreamed(definition, definition.stream),
+        execute: execute(definition),
       })
     }
     // An approved call whose tool has gone since (its MCP server removed) fails as a tool error
