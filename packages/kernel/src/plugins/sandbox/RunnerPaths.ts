@@ -1,4 +1,5 @@
 import { promises as fs } from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -29,7 +30,13 @@ const locateRunner = async (): Promise<string> => {
     const file = fileURLToPath(new URL(candidate, import.meta.url))
     if (await exists(file)) return file
   }
-  throw new Error("the plugin runner (runtime/plugin-runner.mjs) is missing from the kernel package")
+  // Bundled into another package (the server's process bundle takes the kernel from its
+  // sources): the runner is still the kernel package's own file, found as a dependency.
+  try {
+    return createRequire(import.meta.url).resolve("@aide/kernel/runtime/plugin-runner.mjs")
+  } catch {
+    throw new Error("the plugin runner (runtime/plugin-runner.mjs) is missing from the kernel package")
+  }
 }
 
 /** The folder of `name` as Node would resolve it from `from`: walks up the node_modules. */
