@@ -121,7 +121,8 @@ export const spawnServer = (env: Record<string, string>): AideProcess => {
         }
       }
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`exited before logging "${message}":\n${[...stdout, ...stderr].join("\n")}`)
+        const how = `code ${child.exitCode}, signal ${child.signalCode}`
+        throw new Error(`exited (${how}) before logging "${message}":\n${[...stdout, ...stderr].join("\n")}`)
       }
       await new Promise<void>((wake) => waiters.push(wake))
     }
