@@ -72,6 +72,12 @@ export default { id: "env", name: "Env", description: "The environment it sees",
         "bad.js": `throw new Error("this entry cannot load")`,
       },
     )
+    writePlugin(
+      root,
+      "oddchannel",
+      { id: "oddchannel", name: "Odd channel", provides: { channels: [{ entry: "channel.mjs" }] } },
+      { "channel.mjs": `export default { id: "not a valid id!", name: "Odd", send: async () => {} }` },
+    )
     server = await startChatServer({
       pluginsPath: [root],
       env: { PROBE_TOKEN: "probe-secret", OTHER_SECRET: "must-not-leak" },
@@ -130,5 +136,18 @@ export default { id: "env", name: "Env", description: "The environment it sees",
     expect(entry.provides.tools.alerts).toEqual(
       expect.arrayContaining([expect.objectContaining({ level: "error", message: expect.stringContaining("bad.js") })]),
     )
+  })
+
+  it("lists a plugin that failed to start with why (a channel of an id Aide refuses)", async () => {
+    expect((await patch({ plugins: { oddchannel: { enabled: true } } })).status).toBe(200)
+    const failed = await eventually(
+      async () => {
+        const entry = await plugin("oddchannel")
+        return entry.validationErrors.length > 0 ? entry : undefined
+      },
+      { timeoutMs: 15_000 },
+    )
+    expect(failed.provides.channels.loaded).toBe(false)
+    expect(failed.validationErrors[0]).toMatch(/^Not loaded: .*not a valid id!/)
   })
 })

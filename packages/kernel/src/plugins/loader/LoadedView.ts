@@ -38,8 +38,13 @@ export const withState = (
         ? { level: "info", message: "Loading" }
         : { level: "error", message: `Not loaded: ${state.error}` }
     const provides = view.provides
+    // A plugin of channels only has no alerts to carry why it failed: its errors do.
+    const channelsOnly = provides.tools === undefined && provides.agents === undefined
     return {
       ...view,
+      ...(channelsOnly && state.status === "failed"
+        ? { validationErrors: [...view.validationErrors, alert.message] }
+        : {}),
       provides: {
         ...(provides.tools === undefined
           ? {}

@@ -1,4 +1,4 @@
-import { Context, Effect, FiberMap, Layer, Stream } from "effect"
+import { Cause, Context, Effect, FiberMap, Layer, Stream } from "effect"
 import { ChannelGateway } from "../../channels/gateway/ChannelGateway.js"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
@@ -74,14 +74,19 @@ export const make = (options: PluginLoaderOptions = {}) =>
         return yield* Effect.never
       }).pipe(
         Effect.scoped,
-        Effect.catchAll((error) =>
-          Effect.zipRight(
-            Effect.logWarning(`plugin failed to start: ${error.message}`),
+        // A start error, or a defect (a channel id the gateway refuses…): the plugin is listed
+        // as failed with why. Being stopped or replaced is not a failure.
+        Effect.catchAllCause((cause) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          const failure = Cause.failureOption(cause)
+          const message = failure._tag === "Some" ? failure.value.message : Cause.pretty(cause).split("\n")[0]
+          return Effect.zipRight(
+            Effect.logWarning(`plugin failed to start: ${message}`),
             Effect.sync(() => {
-              entry.state = { status: "failed", error: error.message }
+              entry.state = { status: "failed", error: message ?? "unexpected failure" }
             }),
-          ),
-        ),
+          )
+        }),
         Effect.annotateLogs({ plugin: plugin.id }),
       )
       return FiberMap.run(fibers, plugin.id, serve)
