@@ -17,7 +17,11 @@ const tools = ToolRegistry.source({
       description: "Unlocks the front door",
       inputSchema: { type: "object", properties: {} },
       requireApproval: true,
-      execute: (input: unknown) => Effect.sync(() => (ran.push(input), { unlocked: true })),
+      execute: (input: unknown) =>
+        Effect.sync(() => {
+          ran.push(input)
+          return { unlocked: true }
+        }),
     },
   ]),
 })
