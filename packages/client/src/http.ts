@@ -2,6 +2,10 @@ import { AideError } from "./errors.js"
 import type { TokenStore } from "./tokens.js"
 import type { TokenPair } from "./types.js"
 
+interface LockManagerLike {
+  readonly request: <T>(name: string, callback: () => Promise<T>) => Promise<T>
+}
+
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>
 
 export interface HttpOptions {
@@ -60,25 +64,36 @@ export const makeHttp = (options: HttpOptions) => {
     options.onSessionLost?.(error)
   }
 
+  const rotate = async (refreshToken: string): Promise<TokenPair> => {
+    // Another tab (a shared store) may have rotated this token already: take its pair.
+    const stored = await options.tokenStore.get()
+    if (stored !== null && stored.refreshToken !== refreshToken) return stored
+    const response = await raw("/api/auth/refresh", { method: "POST", body: { refreshToken } }, undefined)
+    if (!response.ok) {
+      const error = await AideError.fromResponse(response)
+      // Only a refused token ends the session; a 429 or 5xx leaves it for a retry.
+      if (response.status === 401 || response.status === 400) await lose(error)
+      throw error
+    }
+    const tokens = (await response.json()) as TokenPair
+    await options.tokenStore.set(tokens)
+    return tokens
+  }
+
+  // Browsers: tabs sharing a store take turns (Web Locks), so two tabs never present one token.
+  const locks = (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator?.locks
+  const lockName = `aide-refresh:${base}`
+
   const refreshWith = (refreshToken: string): Promise<TokenPair> => {
     if (refreshing?.from === refreshToken) return refreshing.done
-    const done = (async () => {
-      const response = await raw("/api/auth/refresh", { method: "POST", body: { refreshToken } }, undefined)
-      if (!response.ok) {
-        const error = await AideError.fromResponse(response)
-        // Only a refused token ends the session; a network blip or a 429 leaves it for a retry.
-        if (response.status === 401 || response.status === 400) await lose(error)
-        throw error
-      }
-      const tokens = (await response.json()) as TokenPair
-      await options.tokenStore.set(tokens)
-      return tokens
-    })()
-    refreshing = { from: refreshToken, done }
-    done.then(
-      () => {},
-      () => {},
-    )
+    const done = locks === undefined ? rotate(refreshToken) : locks.request(lockName, () => rotate(refreshToken))
+    const flight = { from: refreshToken, done }
+    refreshing = flight
+    done.catch((error: unknown) => {
+      // A refresh that never reached a verdict (network, 429, 5xx) may be tried again.
+      const status = (error as AideError).status
+      if (status !== 400 && status !== 401 && refreshing === flight) refreshing = undefined
+    })
     return done
   }
 

@@ -96,6 +96,29 @@ describe("refresh", () => {
     expect(await store.get()).toBeNull()
   })
 
+  it("a refresh that never reached the server may be tried again; the session is kept", async () => {
+    const tokens = await createAideClient({ baseUrl: server.url }).auth.login(password)
+    let failNext = true
+    const lost: Array<AideError> = []
+    const store = staleStore(tokens)
+    const client = createAideClient({
+      baseUrl: server.url,
+      tokenStore: store,
+      onSessionLost: (e) => lost.push(e),
+      fetch: (input, init) => {
+        if (input.endsWith("/api/auth/refresh") && failNext) {
+          failNext = false
+          return Promise.reject(new TypeError("fetch failed"))
+        }
+        return fetch(input, init)
+      },
+    })
+    await expect(client.auth.sessions()).rejects.toMatchObject({ status: 0, code: "network_error" })
+    expect(await store.get()).not.toBeNull()
+    expect((await client.auth.sessions()).length).toBeGreaterThan(0)
+    expect(lost).toEqual([])
+  })
+
   it("refresh() rotates the pair now", async () => {
     const client = createAideClient({ baseUrl: server.url })
     const first = await client.auth.login(password)
