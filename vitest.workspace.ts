@@ -7,6 +7,7 @@ const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, imp
 const alias = [
   { find: /^@aide\/kernel\/postgres$/, replacement: source("kernel/src/postgres.ts") },
   { find: /^@aide\/kernel$/, replacement: source("kernel/src/index.ts") },
+  { find: /^@aide\/client$/, replacement: source("client/src/index.ts") },
   { find: /^@aide\/server$/, replacement: source("server/src/index.ts") },
   { find: /^@aide\/plugin$/, replacement: source("plugin/src/index.ts") },
   { find: /^@aide\/testing\/effect$/, replacement: source("testing/src/effect/index.ts") },
@@ -18,6 +19,7 @@ const alias = [
 const packages: Array<TestProjectConfiguration> = [
   "kernel",
   "server",
+  "client",
   "testing",
   "plugin",
   "plugin-telegram",
