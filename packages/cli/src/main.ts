@@ -1,9 +1,27 @@
+import { login, logout, setup } from "./commands/auth.js"
 import { backup, restore } from "./commands/backup.js"
+import { chat } from "./commands/chat.js"
+import { config, inbox, threads } from "./commands/data.js"
+import { doctor } from "./commands/doctor.js"
+import { plugin } from "./commands/plugin.js"
 import { start } from "./commands/start.js"
 import type { Command } from "./Command.js"
 import { AuthError, bold, ExitCode, Failure, print, printError, UsageError } from "./Output.js"
 
-const commands: ReadonlyArray<Command> = [start, backup, restore]
+const commands: ReadonlyArray<Command> = [
+  start,
+  setup,
+  login,
+  logout,
+  doctor,
+  chat,
+  threads,
+  inbox,
+  config,
+  plugin,
+  backup,
+  restore,
+]
 
 const help = () => `${bold("aide")} — the Aide command line
 
