@@ -13,6 +13,7 @@ const alias = [
   { find: /^@aide\/testing\/fixtures$/, replacement: source("testing/src/fixtures/index.ts") },
   { find: /^@aide\/testing\/plugin$/, replacement: source("testing/src/plugin/index.ts") },
   { find: /^@aide\/testing$/, replacement: source("testing/src/index.ts") },
+  { find: /^@aide\/client$/, replacement: source("client/src/index.ts") },
 ]
 
 const packages: Array<TestProjectConfiguration> = [
@@ -37,6 +38,18 @@ const packages: Array<TestProjectConfiguration> = [
 /** One project per package; `vitest.config.ts` runs them all. Examples with tests of their own run too. */
 export const projects: Array<TestProjectConfiguration> = [
   ...packages,
+  {
+    // The `aide` command line, run as a process against real servers (its chat in tmux).
+    resolve: { alias },
+    test: {
+      name: "cli",
+      root: "./packages/cli",
+      include: ["test/**/*.test.ts"],
+      globalSetup: ["./test/support/globalSetup.ts"],
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+    },
+  },
   {
     resolve: { alias },
     test: {
