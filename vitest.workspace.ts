@@ -7,18 +7,19 @@ const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, imp
 const alias = [
   { find: /^@aide\/kernel\/postgres$/, replacement: source("kernel/src/postgres.ts") },
   { find: /^@aide\/kernel$/, replacement: source("kernel/src/index.ts") },
+  { find: /^@aide\/client$/, replacement: source("client/src/index.ts") },
   { find: /^@aide\/server$/, replacement: source("server/src/index.ts") },
   { find: /^@aide\/plugin$/, replacement: source("plugin/src/index.ts") },
   { find: /^@aide\/testing\/effect$/, replacement: source("testing/src/effect/index.ts") },
   { find: /^@aide\/testing\/fixtures$/, replacement: source("testing/src/fixtures/index.ts") },
   { find: /^@aide\/testing\/plugin$/, replacement: source("testing/src/plugin/index.ts") },
   { find: /^@aide\/testing$/, replacement: source("testing/src/index.ts") },
-  { find: /^@aide\/client$/, replacement: source("client/src/index.ts") },
 ]
 
 const packages: Array<TestProjectConfiguration> = [
   "kernel",
   "server",
+  "client",
   "testing",
   "plugin",
   "plugin-telegram",

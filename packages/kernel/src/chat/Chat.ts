@@ -32,6 +32,8 @@ export interface ChatInput {
   /** The thread to continue; a new one (server-generated UUID) when omitted. */
   readonly threadId?: string | undefined
   readonly parts: ReadonlyArray<ChatPart>
+  /** The user message's id (clients such as `useChat` name their messages); server-generated when omitted. */
+  readonly messageId?: string | undefined
   /** Cap on model steps (each step may call tools) for this run; default `ChatOptions.maxSteps`. */
   readonly maxSteps?: number | undefined
 }
@@ -128,6 +130,15 @@ export const make = (options: ChatOptions = {}) =>
         return yield* new InvalidChatRequest({ message: "parts must contain at least one non-empty text part" })
       }
       const threadId = input.threadId ?? (yield* ids.uuid)
+      // A client id is a new message's: reusing one would overwrite history (ids are per thread).
+      if (input.messageId !== undefined && input.threadId !== undefined) {
+        const history = yield* threads
+          .messages(threadId)
+          .pipe(Effect.catchTag("ThreadNotFound", () => Effect.succeed([] as ReadonlyArray<{ readonly id: string }>)))
+        if (history.some((message) => message.id === input.messageId)) {
+          return yield* new InvalidChatRequest({ message: "messageId is already in the thread" })
+        }
+      }
       const claimed = yield* runningRuns.claim(threadId)
       return yield* starter.start({
         threadId,
@@ -136,7 +147,11 @@ export const make = (options: ChatOptions = {}) =>
         prepare: Effect.gen(function* () {
           const { created } = yield* threads.ensure(threadId)
           if (!created) yield* persistence.supersedePending(threadId)
-          yield* threads.saveMessage(threadId, { id: yield* ids.uuid, role: "user", parts: toUIParts(input.parts) })
+          yield* threads.saveMessage(threadId, {
+            id: input.messageId ?? (yield* ids.uuid),
+            role: "user",
+            parts: toUIParts(input.parts),
+          })
           return yield* threads.messages(threadId)
           // The thread was ensured a moment ago; losing it now (a concurrent delete) is a defect.
         }).pipe(Effect.catchTag("ThreadNotFound", (error) => Effect.die(error))),

@@ -23,6 +23,14 @@ export const ChatBody = Schema.Struct({
       }),
     ),
   ),
+  // The user message's id, so clients that name their messages (useChat) find them in the history.
+  messageId: Schema.optional(
+    Schema.String.pipe(
+      Schema.pattern(/^[\w.:-]{1,100}$/, {
+        message: () => "messageId must be 1-100 letters, digits, '-', '_', '.' or ':'",
+      }),
+    ),
+  ),
 }).annotations({ identifier: "ChatBody", message: () => "request body must be a JSON object" })
 
 /** An SSE stream of the AI SDK UI message stream protocol, each event with an `id:`. */

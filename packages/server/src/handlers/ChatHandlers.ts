@@ -106,7 +106,7 @@ export const layer = (options: ChatHandlerOptions = {}) =>
             yield* HttpApp.appendPreResponseHandler((_request, response) =>
               Effect.succeed(HttpServerResponse.setHeader(response, "x-thread-id", threadId)),
             )
-            return yield* chat.send({ threadId, parts: payload.parts }).pipe(
+            return yield* chat.send({ threadId, parts: payload.parts, messageId: payload.messageId }).pipe(
               Effect.map((run) => sseResponse(run.threadId, run.events, heartbeat, run.runId)),
               Effect.catchTags(runErrors),
               dieOnStorageError,
