@@ -25,7 +25,11 @@ const inClone = existsSync(join(root, "src")) && existsSync(join(root, "tsup.con
 if (inClone && (!existsSync(bundle) || sources.some((path) => newest(path) > statSync(bundle).mtimeMs))) {
   const started = Date.now()
   process.stderr.write("[aide] building the command line…\n")
-  const tsup = join(dirname(createRequire(join(root, "package.json")).resolve("tsup/package.json")), "dist", "cli-default.js")
+  const tsup = join(
+    dirname(createRequire(join(root, "package.json")).resolve("tsup/package.json")),
+    "dist",
+    "cli-default.js",
+  )
   const build = spawnSync(process.execPath, [tsup, "--silent"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] })
   if (build.status !== 0) {
     process.stderr.write("[aide] building the command line failed (output above)\n")

@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from "node:util"
+import { type ParseArgsConfig, parseArgs } from "node:util"
 import { UsageError } from "./Output.js"
 
 type Options = NonNullable<ParseArgsConfig["options"]>
@@ -13,18 +13,21 @@ export const commonOptions = {
 
 /** `parseArgs`, strict, with unknown options and extra arguments as usage errors (exit 2). */
 export const parse = <O extends Options>(argv: ReadonlyArray<string>, options: O, maxPositionals = 0) => {
-  let parsed: ReturnType<typeof parseArgs<{ options: O & typeof commonOptions; allowPositionals: true; strict: true }>>
+  type Parsed = ReturnType<
+    typeof parseArgs<{ options: O & typeof commonOptions; allowPositionals: true; strict: true }>
+  >
+  let parsed: Parsed
   try {
     parsed = parseArgs({
       args: [...argv],
       options: { ...commonOptions, ...options },
       allowPositionals: true,
       strict: true,
-    })
+    }) as Parsed
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error))
   }
-  if (parsed.values.help !== true && parsed.positionals.length > maxPositionals)
+  if ((parsed.values as { help?: boolean }).help !== true && parsed.positionals.length > maxPositionals)
     throw new UsageError(`unexpected argument: ${parsed.positionals[maxPositionals]}`)
   return parsed
 }

@@ -38,7 +38,9 @@ export const readHidden = (question: string): Promise<string> =>
 export const readStdin = async (): Promise<string> => {
   const parts: Array<Buffer> = []
   for await (const part of process.stdin) parts.push(part as Buffer)
-  return Buffer.concat(parts).toString("utf8").replace(/\r?\n$/, "")
+  return Buffer.concat(parts)
+    .toString("utf8")
+    .replace(/\r?\n$/, "")
 }
 
 /** One line from the terminal (readline opened for this question only, so Ctrl-C elsewhere is a signal). */

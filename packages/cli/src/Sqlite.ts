@@ -6,7 +6,10 @@ export interface Database {
   prepare(sql: string): { get(...params: Array<unknown>): any; all(...params: Array<unknown>): Array<any> }
   pragma(source: string, options?: { simple?: boolean }): unknown
   exec(sql: string): void
-  backup(destination: string, options?: { progress?: (info: { totalPages: number; remainingPages: number }) => number }): Promise<unknown>
+  backup(
+    destination: string,
+    options?: { progress?: (info: { totalPages: number; remainingPages: number }) => number },
+  ): Promise<unknown>
   close(): void
 }
 
@@ -16,7 +19,10 @@ type DatabaseConstructor = new (
 ) => Database
 
 /** better-sqlite3, loaded on first use: only backup, restore and doctor need the native module. */
-export const openDatabase = (filename: string, options?: { readonly?: boolean; fileMustExist?: boolean; timeout?: number }) => {
+export const openDatabase = (
+  filename: string,
+  options?: { readonly?: boolean; fileMustExist?: boolean; timeout?: number },
+) => {
   const Database = createRequire(import.meta.url)("better-sqlite3") as DatabaseConstructor
   return new Database(filename, options)
 }
@@ -29,7 +35,9 @@ export const latestMigration = 15
  * `aide.db.lock` while it runs (DataDirLock.ts). Trying that same lock is the one reliable test
  * (no pid guessing); the caller holds it until `release`, so no server starts meanwhile.
  */
-export const tryLock = (database: string): { readonly held: false } | { readonly held: true; readonly release: () => void } => {
+export const tryLock = (
+  database: string,
+): { readonly held: false } | { readonly held: true; readonly release: () => void } => {
   // Created private first, as the kernel creates it: SQLite would give it the umask's mode.
   closeSync(openSync(`${database}.lock`, "a", 0o600))
   const lock = openDatabase(`${database}.lock`, { timeout: 0 })

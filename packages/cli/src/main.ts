@@ -1,3 +1,4 @@
+import type { Command } from "./Command.js"
 import { login, logout, setup } from "./commands/auth.js"
 import { backup, restore } from "./commands/backup.js"
 import { chat } from "./commands/chat.js"
@@ -5,7 +6,6 @@ import { config, inbox, threads } from "./commands/data.js"
 import { doctor } from "./commands/doctor.js"
 import { plugin } from "./commands/plugin.js"
 import { start } from "./commands/start.js"
-import type { Command } from "./Command.js"
 import { AuthError, bold, ExitCode, Failure, print, printError, UsageError } from "./Output.js"
 
 const commands: ReadonlyArray<Command> = [

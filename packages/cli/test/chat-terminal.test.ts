@@ -43,8 +43,19 @@ const terminal = (name: string, command: ReadonlyArray<string>, env: Record<stri
   const exports = Object.entries(env)
     .map(([key, value]) => `${key}='${value.replaceAll("'", "'\\''")}'`)
     .join(" ")
-  execFileSync("tmux", ["new-session", "-d", "-s", session, "-x", "120", "-y", "40", `env ${exports} ${quoted}; sleep 30`])
-  const screen = () => execFileSync("tmux", ["capture-pane", "-p", "-J", "-S", "-200", "-t", session], { encoding: "utf8" })
+  execFileSync("tmux", [
+    "new-session",
+    "-d",
+    "-s",
+    session,
+    "-x",
+    "120",
+    "-y",
+    "40",
+    `env ${exports} ${quoted}; sleep 30`,
+  ])
+  const screen = () =>
+    execFileSync("tmux", ["capture-pane", "-p", "-J", "-S", "-200", "-t", session], { encoding: "utf8" })
   return {
     screen,
     type: (text: string) => execFileSync("tmux", ["send-keys", "-t", session, "-l", text]),
@@ -74,7 +85,11 @@ describe.skipIf(!hasTmux)("aide chat in a terminal", () => {
     env = { AIDE_CLI_CONFIG: user.credentials, TERM: "xterm-256color" }
     const login = await aide(["login", "--url", server.url, "--password-stdin"], { env, input: password })
     expect(login.code).toBe(0)
-    env = Object.fromEntries(Object.entries({ ...cliEnv(env), PATH: process.env.PATH ?? "" }).filter(([key]) => /^(AIDE_CLI_CONFIG|TERM|PATH|HOME)$/.test(key)))
+    env = Object.fromEntries(
+      Object.entries({ ...cliEnv(env), PATH: process.env.PATH ?? "" }).filter(([key]) =>
+        /^(AIDE_CLI_CONFIG|TERM|PATH|HOME)$/.test(key),
+      ),
+    )
   })
   afterAll(async () => {
     await server.close()

@@ -9,7 +9,20 @@ import { password, startServer, type TestServer } from "../../server/test/suppor
 import { latestMigration } from "../src/Sqlite.js"
 import { aide, home } from "./support/cli.js"
 
-const commands = ["start", "setup", "login", "logout", "doctor", "chat", "threads", "inbox", "config", "plugin", "backup", "restore"]
+const commands = [
+  "start",
+  "setup",
+  "login",
+  "logout",
+  "doctor",
+  "chat",
+  "threads",
+  "inbox",
+  "config",
+  "plugin",
+  "backup",
+  "restore",
+]
 
 describe("aide --help", () => {
   it("lists every command and the exit codes", async () => {
@@ -56,7 +69,10 @@ describe("aide setup, login, logout", () => {
   })
 
   it("setup sets the password, logs the CLI in, and keeps the token in a 0600 file", async () => {
-    const result = await aide(["setup", "--url", server.url, "--password-stdin"], { env: env(), input: `${password}\n` })
+    const result = await aide(["setup", "--url", server.url, "--password-stdin"], {
+      env: env(),
+      input: `${password}\n`,
+    })
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
     expect(statSync(user.credentials).mode & 0o777).toBe(0o600)
@@ -70,7 +86,9 @@ describe("aide setup, login, logout", () => {
   })
 
   it("a wrong password is refused with exit 3; the right one logs in", async () => {
-    expect((await aide(["login", "--url", server.url, "--password-stdin"], { env: env(), input: "wrong password" })).code).toBe(3)
+    expect(
+      (await aide(["login", "--url", server.url, "--password-stdin"], { env: env(), input: "wrong password" })).code,
+    ).toBe(3)
     const result = await aide(["login", "--url", server.url, "--password-stdin"], { env: env(), input: password })
     expect(result.code).toBe(0)
     expect(result.stdout).toContain(`logged in to ${server.url}`)
@@ -138,7 +156,11 @@ describe("aide config, threads, inbox, chat (one message), doctor", () => {
     await server.run(Effect.flatMap(Inbox.Inbox, (box) => box.update(first!.id, { read: true })))
     const all = await aide(["inbox", "--json"], { env: env() })
     expect(all.code).toBe(0)
-    expect(JSON.parse(all.stdout).messages.map((message: any) => message.subject).sort()).toEqual(["Morning digest", "Old news"])
+    expect(
+      JSON.parse(all.stdout)
+        .messages.map((message: any) => message.subject)
+        .sort(),
+    ).toEqual(["Morning digest", "Old news"])
     const unread = await aide(["inbox", "--unread", "--json"], { env: env() })
     expect(JSON.parse(unread.stdout).messages.map((message: any) => message.subject)).toEqual(["Old news"])
     expect((await aide(["inbox"], { env: env() })).stdout).toContain("Old news")

@@ -103,7 +103,9 @@ aide.db.before-restore. With DATABASE_URL set (PostgreSQL) it prints the pg_rest
       throw new Failure(`${source} is not an Aide backup (no aide_migrations table in a SQLite database)`)
     }
     if (migration > latestMigration)
-      throw new Failure(`${source} comes from a newer Aide (migration ${migration} > ${latestMigration}): upgrade first`)
+      throw new Failure(
+        `${source} comes from a newer Aide (migration ${migration} > ${latestMigration}): upgrade first`,
+      )
     const dataDir = dataDirOf(values["data-dir"])
     if (!existsSync(dataDir)) throw new Failure(`no data directory at ${dataDir}`)
     const database = databaseOf(dataDir)

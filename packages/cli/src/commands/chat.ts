@@ -101,7 +101,8 @@ const follow = async (open: (signal: AbortSignal) => Promise<ChatStream | null>,
     if (stream === null) return { _tag: "Finished", pending }
     let runId = stream.runId
     for await (const chunk of stream.chunks as AsyncIterable<any>) {
-      if (chunk.type === "start" && typeof chunk.messageMetadata?.runId === "string") runId = chunk.messageMetadata.runId
+      if (chunk.type === "start" && typeof chunk.messageMetadata?.runId === "string")
+        runId = chunk.messageMetadata.runId
       if (seen++ < skip) continue
       renderer.render(chunk, runId, pending)
     }
@@ -188,7 +189,14 @@ With a message argument, sends that one message and exits after the answer (for 
       print(dim(`thread ${threadId}: ${detail.thread?.title ?? "(untitled)"}`))
       // An answer still running (left after Ctrl-C, or from another client): follow it first.
       const id = threadId
-      if (!(await converse(client, () => id, (signal) => client.chat.resume(id, { signal })))) return 0
+      if (
+        !(await converse(
+          client,
+          () => id,
+          (signal) => client.chat.resume(id, { signal }),
+        ))
+      )
+        return 0
     }
     const once = positionals[0]
     for (;;) {

@@ -5,7 +5,9 @@ import { connectLoggedIn } from "../Session.js"
 
 /** The value at a dotted path (`models.operator.model`) of a JSON document. */
 const at = (document: unknown, path: string): unknown =>
-  path === "" ? document : path.split(".").reduce<any>((value, key) => (value == null ? undefined : value[key]), document)
+  path === ""
+    ? document
+    : path.split(".").reduce<any>((value, key) => (value == null ? undefined : value[key]), document)
 
 /** `{ a: { b: value } }` for `a.b`: the merge patch that sets one path. */
 const patchFor = (path: string, value: unknown): Record<string, unknown> =>
@@ -90,8 +92,8 @@ Lists the inbox (GET /api/inbox), newest first: scheduled tasks' results and the
   run: async (argv) => {
     const { values } = parse(argv, { unread: { type: "boolean" }, archived: { type: "boolean" } })
     const { client } = connectLoggedIn(values.url)
-    const answer = (await client.inbox.list(values.archived ? ({ archived: true } as any) : undefined)) as any
-    const messages = (answer.messages as Array<any>).filter((message) => !values.unread || !message.read)
+    const listed = await client.inbox.list(values.archived ? { archived: true } : {})
+    const messages = listed.filter((message) => !values.unread || !message.read)
     if (values.json) {
       printJson({ messages })
       return 0

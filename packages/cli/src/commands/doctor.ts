@@ -153,22 +153,31 @@ const serverChecks = async (url: string | undefined): Promise<Array<Check>> => {
             detail: "no provider key or URL in this shell's environment",
             fix: "set one before starting the server, e.g. export OPENAI_API_KEY=… (docs/configuration.md#ai-providers)",
           },
-      { name: "server", ok: true, detail: `not logged in to ${server}: MCP servers and plugins not checked (aide login)` },
+      {
+        name: "server",
+        ok: true,
+        detail: `not logged in to ${server}: MCP servers and plugins not checked (aide login)`,
+      },
     ]
   }
   try {
-    const [config, models, mcp, plugins] = (await Promise.all([
-      client.config.get(),
+    const [config, providers, mcp, plugins] = await Promise.all([
+      client.config.get() as Promise<{ models?: { operator?: { provider: string; model: string } | null } }>,
       client.models.list(),
       client.mcpServers.list(),
       client.plugins.list(),
-    ])) as [any, any, any, any]
+    ])
     const checks: Array<Check> = []
     const operator = config.models?.operator
-    const provider = (models.providers as Array<any>).find((candidate) => candidate.id === operator?.provider)
+    const provider = providers.find((candidate) => candidate.id === operator?.provider)
     checks.push(
       operator == null
-        ? { name: "providers", ok: false, detail: "no operator model chosen", fix: "aide config set models.operator '{\"provider\":\"openai\",\"model\":\"gpt-4.1-mini\"}'" }
+        ? {
+            name: "providers",
+            ok: false,
+            detail: "no operator model chosen",
+            fix: 'aide config set models.operator \'{"provider":"openai","model":"gpt-4.1-mini"}\'',
+          }
         : provider?.configured === true
           ? { name: "providers", ok: true, detail: `${operator.provider}/${operator.model} configured` }
           : {
@@ -178,7 +187,7 @@ const serverChecks = async (url: string | undefined): Promise<Array<Check>> => {
               fix: `set ${(provider?.envVars ?? []).join(" or ") || "its key"} in the server's environment and restart it`,
             },
     )
-    for (const entry of mcp.servers as Array<any>) {
+    for (const entry of mcp) {
       if (!entry.enabled) continue
       checks.push(
         entry.error == null && entry.authUrl === undefined
@@ -187,11 +196,13 @@ const serverChecks = async (url: string | undefined): Promise<Array<Check>> => {
               name: `MCP ${entry.id}`,
               ok: false,
               detail: entry.error ?? "waiting for OAuth authorization",
-              fix: entry.authUrl ? `authorize at ${entry.authUrl}` : `fix mcpServers.${entry.id} (aide config get mcpServers.${entry.id})`,
+              fix: entry.authUrl
+                ? `authorize at ${entry.authUrl}`
+                : `fix mcpServers.${entry.id} (aide config get mcpServers.${entry.id})`,
             },
       )
     }
-    for (const entry of plugins.plugins as Array<any>) {
+    for (const entry of plugins) {
       if (!entry.enabled) continue
       checks.push(
         entry.validationErrors.length === 0 && entry.envConfigured
@@ -199,7 +210,10 @@ const serverChecks = async (url: string | undefined): Promise<Array<Check>> => {
           : {
               name: `plugin ${entry.id}`,
               ok: false,
-              detail: [...entry.validationErrors, ...(entry.envConfigured ? [] : ["a required environment variable is missing"])].join("; "),
+              detail: [
+                ...entry.validationErrors,
+                ...(entry.envConfigured ? [] : ["a required environment variable is missing"]),
+              ].join("; "),
               fix: `aide plugin list shows what plugins.${entry.id} needs`,
             },
       )
@@ -211,7 +225,8 @@ const serverChecks = async (url: string | undefined): Promise<Array<Check>> => {
       {
         name: "server",
         ok: false,
-        detail: status === 401 ? `the session on ${server} ended` : `${server} did not answer (${(error as Error).message})`,
+        detail:
+          status === 401 ? `the session on ${server} ended` : `${server} did not answer (${(error as Error).message})`,
         fix: status === 401 ? "aide login" : "start it (aide start) or check --url",
       },
     ]

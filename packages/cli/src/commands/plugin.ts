@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
@@ -15,7 +15,8 @@ const readJson = (file: string): any => {
   }
 }
 
-const dependenciesOf = (prefix: string): Record<string, string> => readJson(join(prefix, "package.json"))?.dependencies ?? {}
+const dependenciesOf = (prefix: string): Record<string, string> =>
+  readJson(join(prefix, "package.json"))?.dependencies ?? {}
 
 /** `@scope/name@^1` → `@scope/name`; a path, URL or tarball → undefined (read from package.json instead). */
 const nameOf = (spec: string) => {
@@ -49,8 +50,9 @@ const add = async (argv: ReadonlyArray<string>) => {
   const before = dependenciesOf(prefix)
   const step = progress(`installing ${spec} into ${prefix}`)
   // As docs/plugins.md documents it: no install scripts, a folder of its own.
-  const result = await npm(["install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", prefix, spec], (line) =>
-    step.update(line.trim()),
+  const result = await npm(
+    ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", prefix, spec],
+    (line) => step.update(line.trim()),
   )
   if (result.status !== 0) {
     step.fail(`npm could not install ${spec}`)
@@ -86,14 +88,15 @@ const add = async (argv: ReadonlyArray<string>) => {
 const list = async (argv: ReadonlyArray<string>) => {
   const { values } = parse(argv, {}, 1)
   const { client } = connectLoggedIn(values.url)
-  const answer = (await client.plugins.list()) as any
+  const plugins = await client.plugins.list()
   if (values.json) {
-    printJson(answer)
+    printJson({ plugins })
     return 0
   }
-  if (answer.plugins.length === 0) print(dim("no plugins found (aide plugin add <package> installs one)"))
-  for (const plugin of answer.plugins as Array<any>) {
-    const state = plugin.validationErrors.length > 0 ? yellow("problems") : plugin.enabled ? green("enabled") : dim("disabled")
+  if (plugins.length === 0) print(dim("no plugins found (aide plugin add <package> installs one)"))
+  for (const plugin of plugins) {
+    const state =
+      plugin.validationErrors.length > 0 ? yellow("problems") : plugin.enabled ? green("enabled") : dim("disabled")
     print(`${bold(plugin.id)}  ${plugin.name}${plugin.version ? ` ${plugin.version}` : ""}  ${state}`)
     for (const problem of plugin.validationErrors) print(`  ${yellow("!")} ${problem}`)
   }

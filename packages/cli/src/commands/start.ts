@@ -3,6 +3,7 @@ import { existsSync, readdirSync, statSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
+import { stripVTControlCharacters } from "node:util"
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
 import { Failure, progress } from "../Output.js"
@@ -34,7 +35,11 @@ const buildWhenStale = async (root: string) => {
   const stale = !existsSync(bundle) || sources.some((path) => newest(path) > statSync(bundle).mtimeMs)
   if (!stale) return bundle
   const step = progress("building the server bundle (once, after each change of the sources)")
-  const tsup = join(dirname(createRequire(join(root, "package.json")).resolve("tsup/package.json")), "dist", "cli-default.js")
+  const tsup = join(
+    dirname(createRequire(join(root, "package.json")).resolve("tsup/package.json")),
+    "dist",
+    "cli-default.js",
+  )
   const output: Array<Buffer> = []
   const status = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, [tsup], {
@@ -46,7 +51,7 @@ const buildWhenStale = async (root: string) => {
     const onData = (chunk: Buffer) => {
       output.push(chunk)
       for (const line of chunk.toString("utf8").split("\n"))
-        if (/Build (start|success)/.test(line)) step.update(line.replace(/\u001b\[[0-9;]*m/g, "").trim())
+        if (/Build (start|success)/.test(line)) step.update(stripVTControlCharacters(line).trim())
     }
     child.stdout.on("data", onData)
     child.stderr.on("data", onData)

@@ -27,7 +27,9 @@ export const home = () => {
 /** The environment of a CLI process: this one's, minus what would steer it, plus `env`. */
 export const cliEnv = (env: Record<string, string | undefined> = {}) => {
   const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(AIDE_.*|DATABASE_URL|PORT|HOST|NO_COLOR|FORCE_COLOR)$/.test(name)),
+    Object.entries(process.env).filter(
+      ([name]) => !/^(AIDE_.*|DATABASE_URL|PORT|HOST|NO_COLOR|FORCE_COLOR)$/.test(name),
+    ),
   )
   return { ...clean, ...env } as Record<string, string>
 }
