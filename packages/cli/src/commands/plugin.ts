@@ -95,8 +95,12 @@ const list = async (argv: ReadonlyArray<string>) => {
   }
   if (plugins.length === 0) print(dim("no plugins found (aide plugin add <package> installs one)"))
   for (const plugin of plugins) {
-    const state =
-      plugin.validationErrors.length > 0 ? yellow("problems") : plugin.enabled ? green("enabled") : dim("disabled")
+    // A plugin with problems is skipped even when enabled: its problems follow, one per line.
+    const state = plugin.enabled
+      ? plugin.validationErrors.length > 0
+        ? yellow("enabled, skipped")
+        : green("enabled")
+      : dim("disabled")
     print(`${bold(plugin.id)}  ${plugin.name}${plugin.version ? ` ${plugin.version}` : ""}  ${state}`)
     for (const problem of plugin.validationErrors) print(`  ${yellow("!")} ${problem}`)
   }
