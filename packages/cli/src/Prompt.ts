@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline/promises"
+import { createInterface } from "node:readline"
 import { Failure, UsageError } from "./Output.js"
 
 /** Reads a line without echoing it (a password), from a terminal. */
@@ -43,20 +43,24 @@ export const readStdin = async (): Promise<string> => {
     .replace(/\r?\n$/, "")
 }
 
-/** One line from the terminal (readline opened for this question only, so Ctrl-C elsewhere is a signal). */
-export const ask = async (question: string): Promise<string | undefined> => {
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true })
-  let interrupted = false
-  rl.on("SIGINT", () => {
-    interrupted = true
-    rl.close()
+/**
+ * One line from the terminal (readline opened for this question only, so Ctrl-C elsewhere is a
+ * signal). Ctrl-C or Ctrl-D: undefined. (readline/promises' `question` never settles on close.)
+ */
+export const ask = (question: string): Promise<string | undefined> =>
+  new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true })
+    let answered = false
+    rl.on("SIGINT", () => rl.close())
+    rl.once("close", () => {
+      if (!answered) {
+        process.stdout.write("\n")
+        resolve(undefined)
+      }
+    })
+    rl.question(question, (answer) => {
+      answered = true
+      rl.close()
+      resolve(answer)
+    })
   })
-  try {
-    const answer = await rl.question(question)
-    return answer
-  } catch {
-    return interrupted ? undefined : undefined
-  } finally {
-    rl.close()
-  }
-}

@@ -7,7 +7,7 @@ import { ToolRegistry } from "@aide/kernel"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ChatTestServer, eventually, startChatServer } from "../../server/test/support/chat.js"
-import { password } from "../../server/test/support/server.js"
+import { password, startServer } from "../../server/test/support/server.js"
 import { aide, bin, cliEnv, home } from "./support/cli.js"
 
 const hasTmux = spawnSync("tmux", ["-V"]).status === 0
@@ -52,7 +52,7 @@ const terminal = (name: string, command: ReadonlyArray<string>, env: Record<stri
     "120",
     "-y",
     "40",
-    `env ${exports} ${quoted}; sleep 30`,
+    `env ${exports} ${quoted}; echo "[exit $?]"; sleep 30`,
   ])
   const screen = () =>
     execFileSync("tmux", ["capture-pane", "-p", "-J", "-S", "-200", "-t", session], { encoding: "utf8" })
@@ -74,6 +74,47 @@ const terminal = (name: string, command: ReadonlyArray<string>, env: Record<stri
     close: () => spawnSync("tmux", ["kill-session", "-t", session]),
   }
 }
+
+describe.skipIf(!hasTmux)("aide setup in a terminal", () => {
+  it("asks for the password twice without showing it, and refuses two different ones", async () => {
+    const server = await startServer()
+    const user = home()
+    const env = { AIDE_CLI_CONFIG: user.credentials, TERM: "xterm-256color", PATH: process.env.PATH ?? "" }
+    try {
+      const differ = terminal("setup-differ", [process.execPath, bin, "setup", "--url", server.url], env)
+      try {
+        await differ.waitFor("New password:")
+        differ.type("first secret one")
+        differ.key("Enter")
+        await differ.waitFor("Again:")
+        differ.type("second secret two")
+        differ.key("Enter")
+        const screen = await differ.waitFor("[exit 1]")
+        expect(screen).toContain("the two passwords differ")
+        expect(screen).not.toContain("secret")
+      } finally {
+        differ.close()
+      }
+      const same = terminal("setup-same", [process.execPath, bin, "setup", "--url", server.url], env)
+      try {
+        await same.waitFor("New password:")
+        same.type(password)
+        same.key("Enter")
+        await same.waitFor("Again:")
+        same.type(password)
+        same.key("Enter")
+        const screen = await same.waitFor("[exit 0]")
+        expect(screen).toContain("password set on")
+        expect(screen).not.toContain(password)
+      } finally {
+        same.close()
+      }
+    } finally {
+      await server.close()
+      user.remove()
+    }
+  })
+})
 
 describe.skipIf(!hasTmux)("aide chat in a terminal", () => {
   let server: ChatTestServer
@@ -154,6 +195,39 @@ describe.skipIf(!hasTmux)("aide chat in a terminal", () => {
       expect(done.match(/w1 /g)).toHaveLength(1)
     } finally {
       term.close()
+    }
+  })
+
+  it("Ctrl-C then s stops the run on the server", async () => {
+    server.model.script({ text: Array.from({ length: 60 }, (_, index) => `s${index} `), chunkDelayMs: 100 })
+    const term = terminal("stop", [process.execPath, bin, "chat"], env)
+    try {
+      await term.waitFor("you›")
+      term.type("Count slowly")
+      term.key("Enter")
+      await term.waitFor("s2 ")
+      term.key("C-c")
+      await term.waitFor("[r]esume")
+      term.type("s")
+      term.key("Enter")
+      await term.waitFor(/stopped\s*\n.*you›/)
+      const listed = await aide(["threads", "--json"], { env })
+      expect(JSON.parse(listed.stdout).activeStreamIds).toEqual([])
+    } finally {
+      term.close()
+    }
+  })
+
+  it("Ctrl-C or Ctrl-D at the prompt leaves the chat with exit 0", async () => {
+    for (const key of ["C-c", "C-d"]) {
+      const term = terminal(`leave-${key}`, [process.execPath, bin, "chat"], env)
+      try {
+        await term.waitFor("you›")
+        term.key(key)
+        await term.waitFor("[exit 0]")
+      } finally {
+        term.close()
+      }
     }
   })
 

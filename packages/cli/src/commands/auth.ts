@@ -61,9 +61,7 @@ commands use without --url. Exit 3 on a wrong password.`,
         throw new AuthError(`login refused by ${url}: ${error.code}`)
       throw error
     }
-    // The client stored the pair; saving it again makes this server the current one.
-    const tokens = Credentials.load(url)
-    if (tokens !== undefined) Credentials.save(url, tokens)
+    // The client stored the pair through the file store, which makes this server the default one.
     print(`${green("✓")} logged in to ${url} (token in ${credentialsFile()})`)
     return 0
   },

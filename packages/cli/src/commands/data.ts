@@ -47,7 +47,7 @@ set   sends { <path>: <value> } as a merge patch (PATCH /api/config) and prints 
         value = raw
       }
       const { client } = connectLoggedIn(values.url)
-      const updated = await client.config.patch(patchFor(path, value) as any)
+      const updated = await client.config.patch(patchFor(path, value) as Parameters<typeof client.config.patch>[0])
       printJson(at(updated, path) ?? null)
       return 0
     }
@@ -65,15 +65,15 @@ answer is still streaming is marked "streaming"; continue one with aide chat --t
   run: async (argv) => {
     const { values } = parse(argv, {})
     const { client } = connectLoggedIn(values.url)
-    const list = (await client.threads.list({ perPage: false } as any)) as any
+    const list = await client.threads.list({ perPage: false })
     if (values.json) {
       printJson(list)
       return 0
     }
     const active = new Set<string>(list.activeStreamIds ?? [])
     if (list.threads.length === 0) print(dim("no threads yet: start one with aide chat"))
-    for (const thread of list.threads as Array<any>) {
-      const streaming = (thread.threadIds as Array<string>).some((id) => active.has(id)) ? green(" streaming") : ""
+    for (const thread of list.threads) {
+      const streaming = thread.threadIds.some((id) => active.has(id)) ? green(" streaming") : ""
       print(`${thread.id}  ${dim(thread.updatedAt)}  ${bold(thread.title ?? "(untitled)")}${streaming}`)
     }
     return 0
