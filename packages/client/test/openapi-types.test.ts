@@ -12,7 +12,6 @@ const header = `/**
  * \`GET /api/openapi.json\` serves) by openapi-typescript. Do not edit: run
  * \`pnpm --filter @aide/client generate\`; test/openapi-types.test.ts fails when this is stale.
  */
-/* biome-ignore-all lint: generated */
 
 `
 

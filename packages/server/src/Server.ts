@@ -224,3 +224,32 @@ export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>
     ? `http://${server.address.hostname.includes(":") ? `[${server.address.hostname}]` : server.address.hostname}:${server.address.port}`
     : `unix:${server.address.path}`,
 )
+
+/**
+ * The API as a fetch-style handler, `(Request) => Promise<Response>`, for hosts that hand over
+ * web `Request`s (serverless and edge functions, `Deno.serve`, `Bun.serve`) and for tests: the
+ * kernel, handlers, error handling, CORS and `/api/openapi.json` of {@link layer}, with no
+ * socket. Left to the host: the Host/Origin check, channel webhooks and the API docs page.
+ * `port` and `host` only feed the default public URL. `dispose` closes the kernel and database.
+ *
+ * @example
+ * const { handler, dispose } = Server.webHandler(options)
+ * const response = await handler(new Request("http://aide.local/"))
+ */
+export const webHandler = (
+  options: ServerOptions,
+): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
+  const { handler, dispose } = HttpApiBuilder.toWebHandler(
+    lazyOpenApi("/api/openapi.json").pipe(
+      Layer.provide(Cors.layer(options.corsOrigins ?? [])),
+      Layer.provide(
+        ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
+      ),
+      Layer.provideMerge(apiLayer(options)),
+      Layer.provideMerge(kernelLayer(options)),
+      Layer.provideMerge(HttpServer.layerContext),
+      Layer.provide(Layer.setTracerEnabled(false)),
+    ),
+  )
+  return { handler: (request) => handler(request), dispose }
+}
