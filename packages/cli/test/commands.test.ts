@@ -1,11 +1,11 @@
-import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs"
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Inbox } from "@aide/kernel"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ChatTestServer, startChatServer } from "../../server/test/support/chat.js"
-import { password, startServer, type TestServer } from "../../server/test/support/server.js"
+import { password, request, startServer, type TestServer } from "../../server/test/support/server.js"
 import { latestMigration } from "../src/Sqlite.js"
 import { aide, home } from "./support/cli.js"
 
@@ -92,6 +92,20 @@ describe("aide setup, login, logout", () => {
     const result = await aide(["login", "--url", server.url, "--password-stdin"], { env: env(), input: password })
     expect(result.code).toBe(0)
     expect(result.stdout).toContain(`logged in to ${server.url}`)
+  })
+
+  it("a session revoked elsewhere (sign out everywhere) makes commands exit 3, and forgets the token", async () => {
+    const other = await request(`${server.url}/api/auth/login`, { body: { password } })
+    expect(
+      (await request(`${server.url}/api/auth/sessions`, { method: "DELETE", token: other.body.token })).status,
+    ).toBe(200)
+    const result = await aide(["threads"], { env: env() })
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain("aide login")
+    expect(JSON.parse(readFileSync(user.credentials, "utf8")).servers[server.url]).toBeUndefined()
+    expect((await aide(["login", "--url", server.url, "--password-stdin"], { env: env(), input: password })).code).toBe(
+      0,
+    )
   })
 
   it("logout revokes the session: later commands exit 3", async () => {

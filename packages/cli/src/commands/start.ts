@@ -32,6 +32,8 @@ const buildWhenStale = async (root: string) => {
     join(workspaceRoot, "packages", "kernel", "src"),
     join(workspaceRoot, "packages", "kernel", "package.json"),
   ]
+  // An installed package (no build config beside its sources) runs the bundle it was published with.
+  if (!existsSync(join(root, "tsup.config.ts"))) return bundle
   const stale = !existsSync(bundle) || sources.some((path) => newest(path) > statSync(bundle).mtimeMs)
   if (!stale) return bundle
   const step = progress("building the server bundle (once, after each change of the sources)")
