@@ -19,7 +19,8 @@ export default defineConfig({
   entry: { main: "src/main.ts" },
   format: ["esm"],
   sourcemap: true,
-  clean: true,
+  // No clean: bin/aide.mjs rebuilds in place when stale, and a process may be loading the bundle meanwhile.
+  clean: false,
   target: "node20",
   esbuildPlugins: [clientSources],
   // better-sqlite3 is native (backup, restore, doctor): loaded from node_modules, and only by those commands.
