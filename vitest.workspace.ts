@@ -40,6 +40,18 @@ const packages: Array<TestProjectConfiguration> = [
 export const projects: Array<TestProjectConfiguration> = [
   ...packages,
   {
+    // The `aide` command line, run as a process against real servers (its chat in tmux).
+    resolve: { alias },
+    test: {
+      name: "cli",
+      root: "./packages/cli",
+      include: ["test/**/*.test.ts"],
+      globalSetup: ["./test/support/globalSetup.ts"],
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+    },
+  },
+  {
     resolve: { alias },
     test: {
       name: "examples",

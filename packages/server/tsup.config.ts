@@ -22,7 +22,7 @@ const lazyScalar: EsbuildPlugin = {
 
 /**
  * The process bundle takes the kernel from its sources, not from its `dist`: `pnpm start` then
- * builds one bundle and no type declarations (see scripts/start.mjs), and the bundle never runs
+ * builds one bundle and no type declarations (see `aide start`, packages/cli/src/commands/start.ts), and the bundle never runs
  * a stale kernel build.
  */
 const kernelSources: EsbuildPlugin = {
@@ -35,7 +35,7 @@ const kernelSources: EsbuildPlugin = {
   },
 }
 
-/** `AIDE_BUILD=runtime` (scripts/start.mjs): only what running needs, the process bundle. */
+/** `AIDE_BUILD=runtime` (`aide start`): only what running needs, the process bundle. */
 const runtimeOnly = process.env.AIDE_BUILD === "runtime"
 
 const library: Options = {

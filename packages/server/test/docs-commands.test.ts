@@ -73,6 +73,8 @@ type Plan =
   | { readonly kind: "ci" }
   /** Benchmarks (minutes of load each): syntax and the scripts they name are checked, not run. */
   | { readonly kind: "bench" }
+  /** The `aide` command line's examples: run verbatim, in order, by packages/cli/test/docs.test.ts. */
+  | { readonly kind: "cli" }
 
 const plans: Record<string, Plan> = {
   [`README.md: ${startCommand}`]: { kind: "start" },
@@ -104,6 +106,12 @@ const plans: Record<string, Plan> = {
   'docs/memory.md: curl -s $API/api/memory/record -H "authorization: Bearer $TOKEN"': { kind: "tour", order: 12 },
 }
 
+/** The README's quick tour with the `aide` command line (run by packages/cli/test/docs.test.ts). */
+const cliTour = [
+  'README.md: export PATH="$PWD/node_modules/.bin:$PATH"',
+  'README.md: aide config set models.operator \'{"provider":"openai","model":"gpt-4.1-mini"}\'',
+]
+
 /** Blocks keyed uniquely: a second block with the same first line gets " (2)", and so on. */
 const keyed = (() => {
   const seen = new Map<string, number>()
@@ -114,9 +122,17 @@ const keyed = (() => {
   })
 })()
 
-/** What to do with a block: its plan, or for bench/README.md (benchmarks only) the bench check. */
+/**
+ * What to do with a block: its plan, or for bench/README.md (benchmarks only) the bench check, or
+ * for docs/cli.md and the README's CLI quick tour the CLI's own docs test.
+ */
 const planOf = (block: ShellBlock): Plan | undefined =>
-  plans[block.key] ?? (block.file === "bench/README.md" ? { kind: "bench" } : undefined)
+  plans[block.key] ??
+  (block.file === "bench/README.md"
+    ? { kind: "bench" }
+    : block.file === "docs/cli.md" || cliTour.includes(block.key)
+      ? { kind: "cli" }
+      : undefined)
 
 /** The environment of a spawned command: this suite's, without what would steer the server. */
 const cleanEnv = (extra: Record<string, string>) => ({
@@ -188,7 +204,7 @@ describe("the shell commands of README.md and docs/", () => {
     expect(keyed.length).toBeGreaterThan(10)
     const unplanned = keyed.filter((block) => planOf(block) === undefined)
     expect(unplanned.map((block) => `${block.file}:${block.line} → ${block.key}`)).toEqual([])
-    const missing = Object.keys(plans).filter((key) => !keyed.some((block) => block.key === key))
+    const missing = [...Object.keys(plans), ...cliTour].filter((key) => !keyed.some((block) => block.key === key))
     expect(missing).toEqual([])
   })
 

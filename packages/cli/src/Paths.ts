@@ -1,0 +1,30 @@
+import { existsSync } from "node:fs"
+import { homedir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** The CLI package's folder (`dist/main.js` and `src/*.ts` are both one level below it). */
+export const cliRoot = join(dirname(fileURLToPath(import.meta.url)), "..")
+
+/** The repository (or install) root holding `packages/server`, when the CLI runs from a clone. */
+export const workspaceRoot = join(cliRoot, "..", "..")
+
+export const serverRoot = () => {
+  const beside = join(cliRoot, "..", "server")
+  return existsSync(join(beside, "package.json")) ? beside : undefined
+}
+
+/** `--data-dir`, else `AIDE_DATA_DIR`, else `./.aide` (the server's own default), resolved. */
+export const dataDirOf = (option: string | undefined) => resolve(option ?? process.env.AIDE_DATA_DIR ?? ".aide")
+
+/** Where `aide login` keeps its token: `AIDE_CLI_CONFIG`, else `<config dir>/aide/cli.json`. */
+export const credentialsFile = () => {
+  if (process.env.AIDE_CLI_CONFIG) return resolve(process.env.AIDE_CLI_CONFIG)
+  const configHome =
+    process.env.XDG_CONFIG_HOME ||
+    (process.platform === "win32" ? (process.env.APPDATA ?? join(homedir(), "AppData", "Roaming")) : undefined) ||
+    (process.platform === "darwin" ? join(homedir(), "Library", "Application Support") : join(homedir(), ".config"))
+  return join(configHome, "aide", "cli.json")
+}
+
+export const defaultUrl = "http://127.0.0.1:4111"

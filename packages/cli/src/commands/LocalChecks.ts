@@ -1,0 +1,112 @@
+import { existsSync, statSync } from "node:fs"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { latestMigration, openDatabase } from "../Sqlite.js"
+
+/** The checks of `aide doctor` made on this machine: the data directory, the database, the port. */
+
+export interface Check {
+  readonly name: string
+  readonly ok: boolean
+  readonly detail: string
+  /** What to do about a failed check. */
+  readonly fix?: string
+}
+
+const modeOf = (path: string) => statSync(path).mode & 0o777
+const octal = (mode: number) => mode.toString(8).padStart(3, "0")
+
+export const dataDirChecks = (dataDir: string): Array<Check> => {
+  if (!existsSync(dataDir))
+    return [
+      {
+        name: "data directory",
+        ok: false,
+        detail: `${dataDir} does not exist`,
+        fix: "start the server once (aide start), or point AIDE_DATA_DIR / --data-dir at it",
+      },
+    ]
+  const checks: Array<Check> = []
+  const mode = modeOf(dataDir)
+  checks.push(
+    (mode & 0o077) === 0
+      ? { name: "data directory", ok: true, detail: `${dataDir} (mode ${octal(mode)})` }
+      : {
+          name: "data directory",
+          ok: false,
+          detail: `${dataDir} is open to other users (mode ${octal(mode)})`,
+          fix: `chmod 700 ${dataDir} && chmod 600 ${dataDir}/*`,
+        },
+  )
+  if (process.env.DATABASE_URL) {
+    checks.push({ name: "database", ok: true, detail: "PostgreSQL (DATABASE_URL): migrated by the server at start" })
+    return checks
+  }
+  const database = join(dataDir, "aide.db")
+  if (!existsSync(database)) {
+    checks.push({ name: "database", ok: false, detail: `no ${database}`, fix: "start the server once (aide start)" })
+    return checks
+  }
+  const dbMode = modeOf(database)
+  if ((dbMode & 0o077) !== 0)
+    checks.push({
+      name: "database rights",
+      ok: false,
+      detail: `${database} is readable by other users (mode ${octal(dbMode)})`,
+      fix: `chmod 600 ${dataDir}/*`,
+    })
+  try {
+    const db = openDatabase(database, { readonly: true, fileMustExist: true, timeout: 2_000 })
+    try {
+      const { id } = db.prepare("SELECT max(migration_id) AS id FROM aide_migrations").get() as { id: number | null }
+      checks.push(
+        id === latestMigration
+          ? { name: "database", ok: true, detail: `${database} reachable, migrated (${id})` }
+          : id !== null && id > latestMigration
+            ? {
+                name: "database",
+                ok: false,
+                detail: `migrated by a newer Aide (${id} > ${latestMigration})`,
+                fix: "upgrade this Aide",
+              }
+            : {
+                name: "database",
+                ok: false,
+                detail: `not fully migrated (${id ?? "none"} of ${latestMigration})`,
+                fix: "start the server (aide start): it migrates at start",
+              },
+      )
+    } finally {
+      db.close()
+    }
+  } catch (error) {
+    checks.push({
+      name: "database",
+      ok: false,
+      detail: `cannot read ${database}: ${error instanceof Error ? error.message : String(error)}`,
+      fix: "check the file's owner and rights, or restore a backup (aide restore)",
+    })
+  }
+  return checks
+}
+
+/** Whether `port` can be bound on `host`; when it cannot, whether an Aide server answers there. */
+export const portCheck = async (host: string, port: number): Promise<Check> => {
+  const free = await new Promise<boolean>((resolve) => {
+    const server = createServer()
+    server.once("error", () => resolve(false))
+    server.listen(port, host, () => server.close(() => resolve(true)))
+  })
+  if (free) return { name: "port", ok: true, detail: `${host}:${port} is free` }
+  const aide = await fetch(`http://${host}:${port}/`, { signal: AbortSignal.timeout(2_000) })
+    .then(async (response) => ((await response.json()) as { name?: string }).name === "aide")
+    .catch(() => false)
+  return aide
+    ? { name: "port", ok: true, detail: `${host}:${port} is taken by a running Aide server` }
+    : {
+        name: "port",
+        ok: false,
+        detail: `${host}:${port} is taken by another program`,
+        fix: `stop it, or start Aide on another port (PORT=4112 aide start)`,
+      }
+}

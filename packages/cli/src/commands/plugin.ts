@@ -1,0 +1,125 @@
+import { spawn } from "node:child_process"
+import { mkdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { parse } from "../Args.js"
+import type { Command } from "../Command.js"
+import { bold, dim, Failure, green, print, printJson, progress, red, UsageError, yellow } from "../Output.js"
+import { dataDirOf } from "../Paths.js"
+import { connectLoggedIn } from "../Session.js"
+
+const readJson = (file: string): any => {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"))
+  } catch {
+    return undefined
+  }
+}
+
+const dependenciesOf = (prefix: string): Record<string, string> =>
+  readJson(join(prefix, "package.json"))?.dependencies ?? {}
+
+/** `@scope/name@^1` → `@scope/name`; a path, URL or tarball → undefined (read from package.json instead). */
+const nameOf = (spec: string) => {
+  const match = /^(@[^/@]+\/[^/@]+|[^./@][^/@]*)(@.*)?$/.exec(spec)
+  return match?.[1]
+}
+
+const npm = (args: ReadonlyArray<string>, onLine: (line: string) => void) =>
+  new Promise<{ readonly status: number | null; readonly output: string }>((resolve) => {
+    const child = spawn(process.platform === "win32" ? "npm.cmd" : "npm", [...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    let output = ""
+    const collect = (chunk: Buffer) => {
+      const text = chunk.toString("utf8")
+      output += text
+      for (const line of text.split("\n")) if (line.trim() !== "" && !line.includes("Unknown user config")) onLine(line)
+    }
+    child.stdout.on("data", collect)
+    child.stderr.on("data", collect)
+    child.on("error", (error) => resolve({ status: 1, output: String(error) }))
+    child.on("close", (status) => resolve({ status, output }))
+  })
+
+const add = async (argv: ReadonlyArray<string>) => {
+  const { values, positionals } = parse(argv, {}, 2)
+  const spec = positionals[1]
+  if (spec === undefined) throw new UsageError("which package? aide plugin add <package>")
+  const prefix = join(dataDirOf(values["data-dir"]), "plugins")
+  mkdirSync(prefix, { recursive: true, mode: 0o700 })
+  const before = dependenciesOf(prefix)
+  const step = progress(`installing ${spec} into ${prefix}`)
+  // As docs/plugins.md documents it: no install scripts, a folder of its own.
+  const result = await npm(
+    ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", prefix, spec],
+    (line) => step.update(line.trim()),
+  )
+  if (result.status !== 0) {
+    step.fail(`npm could not install ${spec}`)
+    process.stderr.write(result.output)
+    throw new Failure("the install failed (npm's output above)")
+  }
+  step.done(`installed ${spec}`)
+  const after = dependenciesOf(prefix)
+  const name = Object.keys(after).find((key) => before[key] === undefined) ?? nameOf(spec)
+  const folder = name === undefined ? undefined : join(prefix, "node_modules", name)
+  const manifest = folder === undefined ? undefined : readJson(join(folder, "aide.plugin.json"))
+  if (manifest === undefined) {
+    if (values.json) printJson({ package: name ?? spec, plugin: null })
+    else print(`${red("✗")} ${name ?? spec} has no aide.plugin.json at its root: it is not an Aide plugin`)
+    return 1
+  }
+  const provides = Object.keys(manifest.provides ?? {})
+  if (values.json) {
+    printJson({ package: name, folder, plugin: manifest })
+    return 0
+  }
+  print(`${green("✓")} plugin ${bold(manifest.id)} — ${manifest.name}${manifest.version ? ` ${manifest.version}` : ""}`)
+  if (manifest.description) print(`  ${manifest.description}`)
+  if (provides.length > 0) print(`  provides: ${provides.join(", ")}`)
+  for (const variable of manifest.envVars ?? [])
+    print(`  needs ${variable.name}${variable.required ? "" : " (optional)"} in the server's environment`)
+  const required = (manifest.configFields ?? []).filter((field: any) => field.required)
+  for (const field of required) print(`  needs plugins.${manifest.id}.${field.key} (${field.label})`)
+  print(`\nEnable it (no restart needed):\n  aide config set plugins.${manifest.id}.enabled true`)
+  return 0
+}
+
+const list = async (argv: ReadonlyArray<string>) => {
+  const { values } = parse(argv, {}, 1)
+  const { client } = connectLoggedIn(values.url)
+  const plugins = await client.plugins.list()
+  if (values.json) {
+    printJson({ plugins })
+    return 0
+  }
+  if (plugins.length === 0) print(dim("no plugins found (aide plugin add <package> installs one)"))
+  for (const plugin of plugins) {
+    // A plugin with problems is skipped even when enabled: its problems follow, one per line.
+    const state = plugin.enabled
+      ? plugin.validationErrors.length > 0
+        ? yellow("enabled, skipped")
+        : green("enabled")
+      : dim("disabled")
+    print(`${bold(plugin.id)}  ${plugin.name}${plugin.version ? ` ${plugin.version}` : ""}  ${state}`)
+    for (const problem of plugin.validationErrors) print(`  ${yellow("!")} ${problem}`)
+  }
+  return 0
+}
+
+export const plugin: Command = {
+  name: "plugin",
+  summary: "install a plugin package (add <package>) or list the plugins (list)",
+  usage: `aide plugin add <package> [--data-dir <dir>] [--json] | aide plugin list [--json]
+
+add    npm install --ignore-scripts --prefix <dataDir>/plugins <package> (docs/plugins.md), then
+       shows the plugin found in it and how to enable it. <package> is anything npm installs:
+       a name, name@version, a tarball, a folder. Exit 1 when it is not an Aide plugin.
+list   the plugins the server found (GET /api/plugins), enabled or not, with their problems.`,
+  run: async (argv) => {
+    const verb = parse(argv, {}, 2).positionals[0]
+    if (verb === "add") return add(argv)
+    if (verb === "list") return list(argv)
+    throw new UsageError(verb === undefined ? "add or list?" : `unknown subcommand: ${verb}`)
+  },
+}

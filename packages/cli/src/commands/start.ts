@@ -1,0 +1,91 @@
+import { spawn } from "node:child_process"
+import { existsSync, readdirSync, statSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { stripVTControlCharacters } from "node:util"
+import { parse } from "../Args.js"
+import type { Command } from "../Command.js"
+import { Failure, progress } from "../Output.js"
+import { serverRoot, workspaceRoot } from "../Paths.js"
+
+const newest = (path: string): number => {
+  if (!existsSync(path)) return 0
+  const stat = statSync(path)
+  if (!stat.isDirectory()) return stat.mtimeMs
+  let latest = 0
+  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)))
+  return latest
+}
+
+/**
+ * Builds the server's process bundle when it is missing or older than its sources: only the
+ * bundle (no type declarations, no kernel `dist`: the bundle takes the kernel from its sources),
+ * so a fresh clone starts in seconds. `pnpm build` builds everything.
+ */
+const buildWhenStale = async (root: string) => {
+  const bundle = join(root, "dist", "main.js")
+  const sources = [
+    join(root, "src"),
+    join(root, "tsup.config.ts"),
+    join(root, "package.json"),
+    join(workspaceRoot, "packages", "kernel", "src"),
+    join(workspaceRoot, "packages", "kernel", "package.json"),
+  ]
+  // An installed package (no build config beside its sources) runs the bundle it was published with.
+  if (!existsSync(join(root, "tsup.config.ts"))) return bundle
+  const stale = !existsSync(bundle) || sources.some((path) => newest(path) > statSync(bundle).mtimeMs)
+  if (!stale) return bundle
+  const step = progress("building the server bundle (once, after each change of the sources)")
+  const tsup = join(
+    dirname(createRequire(join(root, "package.json")).resolve("tsup/package.json")),
+    "dist",
+    "cli-default.js",
+  )
+  const output: Array<Buffer> = []
+  const status = await new Promise<number | null>((resolve) => {
+    const child = spawn(process.execPath, [tsup], {
+      cwd: root,
+      env: { ...process.env, AIDE_BUILD: "runtime" },
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    // tsup's steps ("Build start", "Build success") are the progress shown; its file list only on failure.
+    const onData = (chunk: Buffer) => {
+      output.push(chunk)
+      for (const line of chunk.toString("utf8").split("\n"))
+        if (/Build (start|success)/.test(line)) step.update(stripVTControlCharacters(line).trim())
+    }
+    child.stdout.on("data", onData)
+    child.stderr.on("data", onData)
+    child.on("close", resolve)
+  })
+  if (status !== 0) {
+    step.fail("the server build failed")
+    process.stderr.write(Buffer.concat(output))
+    throw new Failure("the build failed (output above)")
+  }
+  step.done("built the server bundle; starting")
+  return bundle
+}
+
+export const start: Command = {
+  name: "start",
+  summary: "build the server when its sources changed, then run it",
+  usage: `aide start
+
+Builds the server bundle when it is missing or older than its sources (with progress), then runs
+it in this process. Settings are environment variables (docs/configuration.md): PORT, HOST,
+AIDE_DATA_DIR (default ./.aide in the directory the command was run from), DATABASE_URL…
+Ctrl-C stops it (docs/operations.md, "Shutdown").`,
+  run: async (argv) => {
+    parse(argv, {})
+    const root = serverRoot()
+    if (root === undefined) throw new Failure("the server package (packages/server) was not found beside the CLI")
+    const bundle = await buildWhenStale(root)
+    // Run from pnpm, the working directory is the package's: keep the data where the user ran the command.
+    process.env.AIDE_DATA_DIR ??= join(process.env.INIT_CWD ?? process.cwd(), ".aide")
+    await import(pathToFileURL(bundle).href)
+    // The server now runs until a signal, and exits with its own status.
+    return 0
+  },
+}
