@@ -36,6 +36,19 @@ const probe = () => {
   return { executions, tools }
 }
 
+/**
+ * This suite's own tmux server (its own socket), kept up by a session that outlives the tests:
+ * when the last session of a tmux server closes, the server exits, and a `new-session` racing
+ * with that exit fails with "server exited unexpectedly".
+ */
+const socket = `aide-cli-test-${process.pid}`
+const tmux = (args: ReadonlyArray<string>, options: { readonly encoding?: "utf8" } = {}) =>
+  execFileSync("tmux", ["-L", socket, ...args], options)
+if (hasTmux) {
+  beforeAll(() => void tmux(["new-session", "-d", "-s", "keeper", "sleep 3600"]))
+  afterAll(() => void spawnSync("tmux", ["-L", socket, "kill-server"]))
+}
+
 /** One tmux session running one command, 120×40, with helpers to type and to read the screen. */
 const terminal = (name: string, command: ReadonlyArray<string>, env: Record<string, string>) => {
   const session = `aide-cli-${name}-${process.pid}`
@@ -43,7 +56,7 @@ const terminal = (name: string, command: ReadonlyArray<string>, env: Record<stri
   const exports = Object.entries(env)
     .map(([key, value]) => `${key}='${value.replaceAll("'", "'\\''")}'`)
     .join(" ")
-  execFileSync("tmux", [
+  tmux([
     "new-session",
     "-d",
     "-s",
@@ -54,12 +67,11 @@ const terminal = (name: string, command: ReadonlyArray<string>, env: Record<stri
     "40",
     `env ${exports} ${quoted}; echo "[exit $?]"; sleep 30`,
   ])
-  const screen = () =>
-    execFileSync("tmux", ["capture-pane", "-p", "-J", "-S", "-200", "-t", session], { encoding: "utf8" })
+  const screen = () => tmux(["capture-pane", "-p", "-J", "-S", "-200", "-t", session], { encoding: "utf8" }) as string
   return {
     screen,
-    type: (text: string) => execFileSync("tmux", ["send-keys", "-t", session, "-l", text]),
-    key: (key: string) => execFileSync("tmux", ["send-keys", "-t", session, key]),
+    type: (text: string) => tmux(["send-keys", "-t", session, "-l", text]),
+    key: (key: string) => tmux(["send-keys", "-t", session, key]),
     /** Waits until the screen matches; returns it. */
     waitFor: (pattern: RegExp | string, timeoutMs = 10_000) =>
       eventually(
@@ -71,7 +83,7 @@ const terminal = (name: string, command: ReadonlyArray<string>, env: Record<stri
       ).catch((error) => {
         throw new Error(`${error.message}; the screen:\n${screen()}`)
       }),
-    close: () => spawnSync("tmux", ["kill-session", "-t", session]),
+    close: () => spawnSync("tmux", ["-L", socket, "kill-session", "-t", session]),
   }
 }
 

@@ -22,12 +22,12 @@ describe("the plugin loader", () => {
     return (listed.body.plugins as Array<any>).find((entry) => entry.id === id)
   }
   const patch = (body: unknown) => request(`${server.url}/api/config`, { method: "PATCH", token: server.token, body })
-  const settled = (id: string) =>
+  /** The plugin's entry once its tools are listed (the start runs in the background after a PATCH). */
+  const loaded = (id: string) =>
     eventually(
       async () => {
         const entry = await plugin(id)
-        const alerts = [...(entry.provides.tools?.alerts ?? []), ...(entry.provides.agents?.alerts ?? [])]
-        return alerts.some((alert: any) => alert.message === "Loading") ? undefined : entry
+        return entry.provides.tools.toolIds.length > 0 ? entry : undefined
       },
       { timeoutMs: 15_000 },
     )
@@ -95,7 +95,7 @@ export default { id: "env", name: "Env", description: "The environment it sees",
 
   it("gives a running plugin only its declared variables, never the host's environment", async () => {
     expect((await patch({ plugins: { envprobe: { enabled: true } } })).status).toBe(200)
-    const entry = await settled("envprobe")
+    const entry = await loaded("envprobe")
     expect(entry.provides.tools.toolIds).toEqual(["envprobe:env"])
     expect(existsSync(marker)).toBe(true)
     server.model.script({ toolCalls: [{ name: "envprobe_env", arguments: {} }] }, { text: "done" })
@@ -112,26 +112,14 @@ export default { id: "env", name: "Env", description: "The environment it sees",
     expect(skipped.validationErrors).toEqual(["plugins.needy.apiKey: required"])
     expect(skipped.provides.tools.toolIds).toEqual([])
     expect((await patch({ plugins: { needy: { apiKey: "k" } } })).status).toBe(200)
-    const started = await eventually(
-      async () => {
-        const entry = await plugin("needy")
-        return entry.provides.tools.toolIds.length > 0 ? entry : undefined
-      },
-      { timeoutMs: 15_000 },
-    )
+    const started = await loaded("needy")
     expect(started.provides.tools.toolIds).toEqual(["needy:t"])
     expect(started.validationErrors).toEqual([])
   })
 
   it("loads the entries that work and reports the one that does not", async () => {
     expect((await patch({ plugins: { halfbroken: { enabled: true } } })).status).toBe(200)
-    const entry = await eventually(
-      async () => {
-        const found = await plugin("halfbroken")
-        return found.provides.tools.toolIds.length > 0 ? found : undefined
-      },
-      { timeoutMs: 15_000 },
-    )
+    const entry = await loaded("halfbroken")
     expect(entry.provides.tools.toolIds).toEqual(["halfbroken:good"])
     expect(entry.provides.tools.alerts).toEqual(
       expect.arrayContaining([expect.objectContaining({ level: "error", message: expect.stringContaining("bad.js") })]),

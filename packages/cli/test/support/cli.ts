@@ -28,7 +28,7 @@ export const home = () => {
 export const cliEnv = (env: Record<string, string | undefined> = {}) => {
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(
-      ([name]) => !/^(AIDE_.*|DATABASE_URL|PORT|HOST|NO_COLOR|FORCE_COLOR)$/.test(name),
+      ([name]) => !/^(AIDE_.*|DATABASE_URL|PORT|HOST|NO_COLOR|FORCE_COLOR|INIT_CWD)$/.test(name),
     ),
   )
   return { ...clean, ...env } as Record<string, string>

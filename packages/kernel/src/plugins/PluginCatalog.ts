@@ -28,6 +28,8 @@ export class PluginCatalog extends Context.Tag("@aide/kernel/PluginCatalog")<
   {
     readonly discovered: Effect.Effect<ReadonlyArray<DiscoveredPlugin>>
     readonly list: Effect.Effect<ReadonlyArray<PluginView>>
+    /** The views of `plugins` (a scan's result) under `config`: `list` without its own scan. */
+    readonly viewsOf: (plugins: ReadonlyArray<DiscoveredPlugin>, config: AppConfigDocument) => ReadonlyArray<PluginView>
     /**
      * A config patch checked against the plugins' declared fields (values of the wrong type are
      * problems) with redacted passwords restored from `current`; see `PluginSecrets`.
@@ -112,6 +114,8 @@ export const layer = (options: PluginCatalogOptions = {}): Layer.Layer<PluginCat
       const appConfig = yield* AppConfig
       const env = options.env ?? {}
       const discovered = discover(options, options.aideVersion ?? aideVersion)
+      const viewsOf = (plugins: ReadonlyArray<DiscoveredPlugin>, config: AppConfigDocument) =>
+        plugins.map((plugin) => viewOf(plugin, config.plugins[plugin.id] ?? {}, env))
       const fieldsById = Effect.map(discovered, (plugins) => {
         const fields = new Map<string, ReadonlyArray<ConfigFieldDescriptor>>()
         for (const plugin of plugins) {
@@ -140,8 +144,9 @@ export const layer = (options: PluginCatalogOptions = {}): Layer.Layer<PluginCat
         list: Effect.gen(function* () {
           const config = yield* appConfig.get
           const plugins = yield* discovered
-          return plugins.map((plugin) => viewOf(plugin, config.plugins[plugin.id] ?? {}, env))
+          return viewsOf(plugins, config)
         }),
+        viewsOf,
       })
     }),
   )

@@ -33,6 +33,8 @@ export class PluginLoader extends Context.Tag("@aide/kernel/PluginLoader")<
   }
 >() {}
 
+type Loadable = DiscoveredPlugin & { readonly manifest: PluginManifest }
+
 /** What tells one start of a plugin from the next: its folder, manifest and settings. */
 const fingerprint = (plugin: DiscoveredPlugin, values: unknown) =>
   JSON.stringify([plugin.directory, plugin.manifest, values])
@@ -98,35 +100,56 @@ export const make = (options: PluginLoaderOptions = {}) =>
         Effect.sync(() => states.delete(id)),
       )
 
-    const reconcile = Effect.fn("PluginLoader.reconcile")(function* (document: AppConfigDocument) {
-      const discovered = yield* catalog.discovered
-      const views = new Map((yield* catalog.list).map((view) => [view.id, view]))
-      const seen = new Set<string>()
-      for (const plugin of discovered) {
-        if (seen.has(plugin.id)) continue
-        seen.add(plugin.id)
-        const view = views.get(plugin.id)
+    /**
+     * What should run under `document`: each plugin (first of its id) that is enabled and valid,
+     * with the fingerprint of that start. Others are absent.
+     */
+    const wantedUnder = (plugins: ReadonlyArray<DiscoveredPlugin>, document: AppConfigDocument) => {
+      const views = catalog.viewsOf(plugins, document)
+      const wanted = new Map<
+        string,
+        { plugin: Loadable; values: Readonly<Record<string, unknown>>; fingerprint: string }
+      >()
+      plugins.forEach((plugin, index) => {
+        const view = views[index]
+        if (wanted.has(plugin.id) || plugin.manifest === null || view === undefined) return
+        if (!view.enabled || view.validationErrors.length > 0) return
         const values = document.plugins[plugin.id] ?? {}
-        const wanted = plugin.manifest !== null && view?.enabled === true && view.validationErrors.length === 0
-        if (!wanted || plugin.manifest === null) {
-          if (states.has(plugin.id)) yield* stop(plugin.id)
-          continue
-        }
-        if (states.get(plugin.id)?.fingerprint === fingerprint(plugin, values)) continue
-        yield* run({ ...plugin, manifest: plugin.manifest }, values)
+        wanted.set(plugin.id, {
+          plugin: { ...plugin, manifest: plugin.manifest },
+          values,
+          fingerprint: fingerprint(plugin, values),
+        })
+      })
+      return { views, wanted }
+    }
+
+    const reconcile = Effect.fn("PluginLoader.reconcile")(function* (document: AppConfigDocument) {
+      const { wanted } = wantedUnder(yield* catalog.discovered, document)
+      for (const id of [...states.keys()]) if (!wanted.has(id)) yield* stop(id)
+      for (const [id, start] of wanted) {
+        if (states.get(id)?.fingerprint !== start.fingerprint) yield* run(start.plugin, start.values)
       }
-      for (const id of [...states.keys()]) if (!seen.has(id)) yield* stop(id)
     })
 
     // The first reconcile only forks the plugins' starts: startup never waits for a plugin.
     yield* reconcile(yield* appConfig.get)
     yield* appConfig.changes.pipe(Stream.runForEach(reconcile), Effect.forkScoped)
 
+    // Read against the config as it is now: a plugin whose settings changed a moment ago is shown
+    // "Loading" (or not running) at once, before the reconcile that follows the change catches up.
     const list = Effect.gen(function* () {
-      const views = yield* catalog.list
+      const { views, wanted } = wantedUnder(yield* catalog.discovered, yield* appConfig.get)
       const available = yield* tools.list
       return yield* Effect.forEach(views, (view) => {
-        const state = states.get(view.id)?.state
+        const start = wanted.get(view.id)
+        const entry = states.get(view.id)
+        const state: PluginState | undefined =
+          start === undefined
+            ? undefined
+            : entry?.fingerprint === start.fingerprint
+              ? entry.state
+              : { status: "loading" }
         return state?.status === "loaded"
           ? Effect.map(state.loaded.descriptions, (descriptions) =>
               withState(view, { status: "loaded", descriptions, loaded: state.loaded }, available),
