@@ -45,7 +45,8 @@ export const describeCron = (expression: string): string => {
   const [second, minute, hour, day, month, weekday] = fields.length === 6 ? fields : ["0", ...fields]
   let time: string
   const every = (field: string) => /^\*\/(\d+)$/.exec(field)?.[1]
-  if (second !== "0") time = every(second!) ? `Every ${every(second!)} seconds` : `At second ${second}`
+  if (second === "*") time = "Every second"
+  else if (second !== "0") time = every(second!) ? `Every ${every(second!)} seconds` : `At second ${second}`
   else if (minute === "*" && hour === "*") time = "Every minute"
   else if (every(minute!) && hour === "*") time = `Every ${every(minute!)} minutes`
   else if (isNumber(minute!) && hour === "*") time = `At minute ${minute} of every hour`

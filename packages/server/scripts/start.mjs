@@ -47,6 +47,27 @@ if (stale) {
   console.error(`[aide] built in ${((Date.now() - started) / 1000).toFixed(1)} s; starting…`)
 }
 
+// The web console (/app/): static files built by Vite from packages/console, when stale.
+const consoleRoot = join(workspace, "packages", "console")
+const consoleIndex = join(consoleRoot, "dist", "index.html")
+const consoleSources = ["src", "public", "index.html", "vite.config.ts", "package.json"]
+  .map((path) => join(consoleRoot, path))
+  .concat([join(workspace, "packages", "client", "src")])
+if (
+  existsSync(join(consoleRoot, "package.json")) &&
+  (!existsSync(consoleIndex) || consoleSources.some((path) => newest(path) > statSync(consoleIndex).mtimeMs))
+) {
+  const started = Date.now()
+  console.error("[aide] building the web console (once, after each change of its sources)…")
+  const vitePackage = createRequire(join(consoleRoot, "package.json")).resolve("vite/package.json")
+  const vite = join(dirname(vitePackage), "bin", "vite.js")
+  // Vite prints its steps and the files it wrote: that is the progress shown.
+  const build = spawnSync(process.execPath, [vite, "build"], { cwd: consoleRoot, stdio: ["ignore", "inherit", "inherit"] })
+  if (build.status !== 0) {
+    console.error("[aide] the console build failed (output above); the API starts without it")
+  } else console.error(`[aide] console built in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+}
+
 // `pnpm start` runs in this package's folder; keep the data where the user ran the command.
 process.env.AIDE_DATA_DIR ??= join(process.env.INIT_CWD ?? workspace, ".aide")
 await import(pathToFileURL(bundle).href)

@@ -122,7 +122,6 @@ export const layer = (options: { readonly dir?: string | undefined } = {}) =>
           headers: { ...securityHeaders, "cache-control": "no-cache" },
         })
       })
-      yield* router.get("/app", HttpServerResponse.redirect(consolePath, { status: 301 }))
       yield* router.get("/app/*", serve)
     }),
   )
@@ -135,11 +134,17 @@ export const wantsHtml = (accept: string | undefined) => {
   return html !== -1 && (json === -1 || html < json)
 }
 
-/** A browser opening `/` lands on the console; API clients still get the status JSON. */
+/**
+ * A browser opening `/` lands on the console; API clients still get the status JSON. `/app`
+ * (no slash) goes to `/app/` (the router treats the two alike, so it is decided here).
+ */
 export const rootRedirect: Layer.Layer<never> = HttpApiBuilder.middleware((app) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    request.method === "GET" && request.url === "/" && wantsHtml(request.headers.accept)
-      ? Effect.succeed(HttpServerResponse.redirect(consolePath, { status: 302, headers: { vary: "accept" } }))
-      : app,
-  ),
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    if (request.method !== "GET") return app
+    if (request.url === "/app" || request.url.startsWith("/app?"))
+      return Effect.succeed(HttpServerResponse.redirect(consolePath, { status: 301 }))
+    if (request.url === "/" && wantsHtml(request.headers.accept))
+      return Effect.succeed(HttpServerResponse.redirect(consolePath, { status: 302, headers: { vary: "accept" } }))
+    return app
+  }),
 )
