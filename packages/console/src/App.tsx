@@ -80,7 +80,7 @@ function Shell({ onSignedOut }: { readonly onSignedOut: () => void }) {
     if (path === "/") navigate(`/chat/${newChatId()}`, { replace: true })
   }, [path])
   return (
-    <div className={`shell ${menuOpen ? "menu-open" : ""}`}>
+    <div className={`shell ${menuOpen ? "menu-open" : ""} ${section === "/" ? "" : "no-sidebar"}`}>
       <a className="skip" href="#main">
         Skip to content
       </a>
@@ -92,7 +92,7 @@ function Shell({ onSignedOut }: { readonly onSignedOut: () => void }) {
           aria-expanded={menuOpen}
           onClick={() => setMenuOpen((open) => !open)}
         >
-          ☰
+          <span aria-hidden="true">☰</span>
         </button>
         <strong className="brand">Aide</strong>
         <nav aria-label="Sections" className="sections">
@@ -122,7 +122,7 @@ function Shell({ onSignedOut }: { readonly onSignedOut: () => void }) {
           aria-label={theme === "dark" ? "Switch to light theme" : "Switch to dark theme"}
           onClick={toggleTheme}
         >
-          {theme === "dark" ? "☀" : "☾"}
+          <span aria-hidden="true">{theme === "dark" ? "☀" : "☾"}</span>
         </button>
       </header>
       {section === "/" && <Sidebar activeThreadId={threadId} />}

@@ -11,6 +11,9 @@ import { threadsChanged } from "./Sidebar.js"
 
 const transport = aideChatTransport(client)
 
+/** What a branch made from a user message opens with in its message box (the message to edit). */
+const pendingDrafts = new Map<string, string>()
+
 /** Chat ids made here for new chats: nothing to load or resume yet (the server creates the thread on the first send). */
 const freshIds = new Set<string>()
 
@@ -65,13 +68,19 @@ function Conversation({
     resume: !isNew,
     experimental_throttle: 50,
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
-    onFinish: () => threadsChanged(),
+    onFinish: () => {
+      threadsChanged()
+      // The title is written just after the answer: look again shortly.
+      setTimeout(threadsChanged, 1_000)
+    },
   })
-  const [draft, setDraft] = useState("")
+  const [draft, setDraft] = useState(() => pendingDrafts.get(id) ?? "")
+  useEffect(() => void pendingDrafts.delete(id), [id])
   const busy = chat.status === "submitted" || chat.status === "streaming"
   const fork = async (message: UIMessage) => {
     const result = await client.threads.fork(transport.threadIdOf(id), message.id)
-    if (message.role === "user") setDraft(message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n"))
+    if (message.role === "user")
+      pendingDrafts.set(result.thread.id, message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n"))
     threadsChanged()
     navigate(`/chat/${encodeURIComponent(result.thread.id)}`)
   }

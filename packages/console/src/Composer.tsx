@@ -79,7 +79,7 @@ export function Composer({
                 aria-label={`Remove ${file.filename}`}
                 onClick={() => setFiles((current) => current.filter((_, i) => i !== index))}
               >
-                ×
+                <span aria-hidden="true">×</span>
               </button>
             </li>
           ))}
@@ -87,7 +87,7 @@ export function Composer({
       )}
       <div className="composer-row">
         <label className="icon attach" title="Attach files">
-          <span aria-hidden="true">📎</span>
+          <span aria-hidden="true">+</span>
           <input
             type="file"
             multiple

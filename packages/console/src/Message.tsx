@@ -105,7 +105,6 @@ export const MessageView = memo(function MessageView({
             type="button"
             className="link"
             onClick={onFork}
-            aria-label={message.role === "user" ? "Edit from here (new branch)" : "Branch from here"}
           >
             {message.role === "user" ? "Edit in a branch" : "Branch from here"}
           </button>

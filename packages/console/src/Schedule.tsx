@@ -94,7 +94,7 @@ function TaskEditor({
       ) : (
         <label>
           Date and time
-          <input name="runAt" type="datetime-local" required />
+          <input name="runAt" type="datetime-local" step={1} required />
         </label>
       )}
       <label>
@@ -103,8 +103,8 @@ function TaskEditor({
       </label>
       <label>
         Destination
-        <select name="destination" defaultValue="">
-          <option value="">Web inbox (default)</option>
+        <select name="destination" defaultValue={destinations[0] ?? ""}>
+          <option value="">None: only the task's thread</option>
           {destinations.map((destination) => (
             <option key={destination}>{destination}</option>
           ))}
@@ -135,7 +135,7 @@ function TaskRow({
       <p className="muted">
         {task.cron ? `${describeCron(task.cron)} (${task.cron})` : `Once at ${task.runAt}`} ·{" "}
         {task.timezone ?? "default zone"}
-        {task.maxRuns ? ` · at most ${task.maxRuns} runs` : ""} · {task.destination ?? "web inbox"}
+        {task.maxRuns ? ` · at most ${task.maxRuns} runs` : ""} · {task.destination ?? "no destination"}
       </p>
       <p>{task.prompt}</p>
       <p className="muted">
@@ -182,7 +182,7 @@ export function Schedule() {
           <TaskRow key={task.id} task={task} act={act} />
         ))}
       </ul>
-      <TaskEditor onSaved={reload} destinations={destinations} />
+      {data && <TaskEditor onSaved={reload} destinations={destinations} />}
       {heartbeat && (
         <section className="card form" aria-labelledby="heartbeat-title">
           <h2 id="heartbeat-title">Heartbeat</h2>

@@ -18,7 +18,7 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
   const [error, setError] = useState<string | null>(null)
   const load = useCallback(async (pages: number) => {
     try {
-      const list = await client.threads.list({ page: 1, perPage: pageSize * pages })
+      const list = await client.threads.list({ page: 0, perPage: pageSize * pages })
       setThreads(list.threads)
       setHasMore(list.hasMore)
       setError(null)
@@ -91,7 +91,7 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
                     aria-label={`Rename ${title}`}
                     onClick={() => setEditing(thread.id)}
                   >
-                    ✎
+                    <span aria-hidden="true">✎</span>
                   </button>
                   <button
                     type="button"
@@ -108,7 +108,7 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
                         .catch((cause) => setError(errorText(cause)))
                     }}
                   >
-                    🗑
+                    <span aria-hidden="true">🗑</span>
                   </button>
                 </>
               )}

@@ -122,6 +122,8 @@ export const layer = (options: { readonly dir?: string | undefined } = {}) =>
           headers: { ...securityHeaders, "cache-control": "no-cache" },
         })
       })
+      // The wildcard does not match the folder itself.
+      yield* router.get(consolePath, serve)
       yield* router.get("/app/*", serve)
     }),
   )
