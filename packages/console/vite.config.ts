@@ -19,8 +19,9 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     reportCompressedSize: false,
     rollupOptions: {
-      // zod (under ai) has comments Rollup drops with a warning per file: noise.
-      onwarn: (warning, warn) => (warning.code === "INVALID_ANNOTATION" ? undefined : warn(warning)),
+      // zod comments and "use client" directives (under ai and @ai-sdk/react) that Rollup drops: noise.
+      onwarn: (warning, warn) =>
+        ["INVALID_ANNOTATION", "MODULE_LEVEL_DIRECTIVE"].includes(warning.code ?? "") ? undefined : warn(warning),
     },
   },
   server: { proxy: { "/api": "http://127.0.0.1:4111" } },

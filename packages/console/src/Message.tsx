@@ -101,11 +101,7 @@ export const MessageView = memo(function MessageView({
       {(message.parts as Array<AnyPart>).map((part, index) => renderPart(part, index, onApproval))}
       <div className="message-actions">
         {onFork && (
-          <button
-            type="button"
-            className="link"
-            onClick={onFork}
-          >
+          <button type="button" className="link" onClick={onFork}>
             {message.role === "user" ? "Edit in a branch" : "Branch from here"}
           </button>
         )}

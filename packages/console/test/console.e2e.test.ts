@@ -56,7 +56,8 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     page = await context.newPage()
     page.setDefaultTimeout(10_000)
     page.on("response", (response) => {
-      if (process.env.AIDE_CONSOLE_DEBUG && response.status() >= 400) console.log(`[browser] ${response.status()} ${response.url()}`)
+      if (process.env.AIDE_CONSOLE_DEBUG && response.status() >= 400)
+        console.log(`[browser] ${response.status()} ${response.url()}`)
     })
     page.on("pageerror", (error) => console.log(`[browser error] ${error.message}`))
     page.on("console", (message) => {
@@ -66,7 +67,9 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
   })
   afterEach(async (context) => {
     if (context.task.result?.state === "fail")
-      await page?.screenshot({ path: join(tmpdir(), `aide-console-${context.task.name.slice(0, 30).replace(/\W+/g, "-")}.png`) })
+      await page?.screenshot({
+        path: join(tmpdir(), `aide-console-${context.task.name.slice(0, 30).replace(/\W+/g, "-")}.png`),
+      })
   })
   afterAll(async () => {
     await browser?.close()

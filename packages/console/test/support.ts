@@ -19,8 +19,15 @@ export const ensureBuilt = () => {
   const index = join(consoleDist, "index.html")
   const sources = ["src", "index.html", "vite.config.ts", "../client/src"].map((path) => join(consoleRoot, path))
   if (existsSync(index) && sources.every((path) => newest(path) <= statSync(index).mtimeMs)) return
-  const vite = join(dirname(createRequire(join(consoleRoot, "package.json")).resolve("vite/package.json")), "bin", "vite.js")
-  const build = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], { cwd: consoleRoot, stdio: "inherit" })
+  const vite = join(
+    dirname(createRequire(join(consoleRoot, "package.json")).resolve("vite/package.json")),
+    "bin",
+    "vite.js",
+  )
+  const build = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], {
+    cwd: consoleRoot,
+    stdio: "inherit",
+  })
   if (build.status !== 0) throw new Error("the console build failed")
 }
 

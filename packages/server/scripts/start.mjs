@@ -62,7 +62,10 @@ if (
   const vitePackage = createRequire(join(consoleRoot, "package.json")).resolve("vite/package.json")
   const vite = join(dirname(vitePackage), "bin", "vite.js")
   // Vite prints its steps and the files it wrote: that is the progress shown.
-  const build = spawnSync(process.execPath, [vite, "build"], { cwd: consoleRoot, stdio: ["ignore", "inherit", "inherit"] })
+  const build = spawnSync(process.execPath, [vite, "build"], {
+    cwd: consoleRoot,
+    stdio: ["ignore", "inherit", "inherit"],
+  })
   if (build.status !== 0) {
     console.error("[aide] the console build failed (output above); the API starts without it")
   } else console.error(`[aide] console built in ${((Date.now() - started) / 1000).toFixed(1)} s`)
