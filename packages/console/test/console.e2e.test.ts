@@ -35,9 +35,18 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
   let page: Page
   const probe = probeTool()
   const cspErrors: Array<string> = []
-  const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const login = await request(`${server.url}/api/auth/login`, { body: { password } })
-    return request(`${server.url}${path}`, { ...init, token: login.body.token })
+  // The suite's own API session (logins are rate-limited: one, renewed only when revoked).
+  let apiToken: string | undefined
+  const api = async (
+    path: string,
+    init: { method?: string; body?: unknown } = {},
+    retried = false,
+  ): Promise<Awaited<ReturnType<typeof request>>> => {
+    apiToken ??= (await request(`${server.url}/api/auth/login`, { body: { password } })).body.token as string
+    const response = await request(`${server.url}${path}`, { ...init, token: apiToken })
+    if (response.status !== 401 || retried) return response
+    apiToken = undefined
+    return api(path, init, true)
   }
   const shot = (name: string) => page.screenshot({ path: join(screenshots, `${name}.png`) })
   const section = (name: string) => page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name })
@@ -161,6 +170,55 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await expect.poll(() => page.locator(".message.assistant", { hasText: "THE-END" }).count()).toBe(1)
   })
 
+  it("stops a running answer", async () => {
+    await page.getByRole("button", { name: "New chat" }).click()
+    model.script({ text: ["tick "], endless: true, chunkDelayMs: 50 })
+    await page.getByRole("textbox", { name: "Message" }).fill("Tick for ever")
+    await page.keyboard.press("Enter")
+    await page.getByText("tick tick", { exact: false }).waitFor()
+    await page.getByRole("button", { name: "Stop" }).click()
+    await page.getByRole("button", { name: "Send" }).waitFor()
+    const threadId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!)
+    await expect
+      .poll(async () => (await api("/api/threads?perPage=false")).body.activeStreamIds)
+      .not.toContain(threadId)
+  })
+
+  it("shows a failed answer in place, and Retry answers again", async () => {
+    await page.getByRole("button", { name: "New chat" }).click()
+    model.script({ error: { status: 400, message: "the model refused" } }, { text: "Second time lucky." })
+    await page.getByRole("textbox", { name: "Message" }).fill("Try me")
+    await page.keyboard.press("Enter")
+    const alert = page.locator(".inline-error")
+    await alert.waitFor()
+    await alert.getByRole("button", { name: "Retry" }).click()
+    await page.getByText("Second time lucky.").waitFor()
+  })
+
+  it("attaches a file as a data-URL file part", async () => {
+    await page.getByRole("button", { name: "New chat" }).click()
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+      "base64",
+    )
+    await page.getByLabel("Attach files").setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: png })
+    await page.getByRole("list", { name: "Attachments" }).getByText("dot.png").waitFor()
+    model.script({ text: "A single dot." })
+    await page.getByRole("textbox", { name: "Message" }).fill("What is this?")
+    await page.keyboard.press("Enter")
+    await page.getByText("A single dot.").waitFor()
+    await page.locator(".message.user img[alt='dot.png']").waitFor()
+    const threadId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!)
+    const stored = await api(`/api/threads/${threadId}`)
+    expect(stored.body.messages[0].parts).toContainEqual(
+      expect.objectContaining({
+        type: "file",
+        mediaType: "image/png",
+        url: `data:image/png;base64,${png.toString("base64")}`,
+      }),
+    )
+  })
+
   it("a scheduled task created in the UI fires into the inbox, and its thread opens from there", async () => {
     await section("Schedule").click()
     await page.getByLabel("Name").fill("Morning brief")
@@ -211,7 +269,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
   })
 
   it("revokes another session, then this one: back to the login screen", async () => {
-    await api("/api/auth/sessions") // a second session (the API's login)
+    await api("/api/auth/sessions") // the suite's API session: another one to revoke
     await section("Settings").click()
     const revokes = page.getByRole("button", { name: /^Revoke session/ })
     await expect.poll(() => revokes.count()).toBeGreaterThan(1)
