@@ -6,7 +6,7 @@ import { TitleGenerator } from "@aide/kernel"
 import { FakeModelServer } from "@aide/testing"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { password, request, startServer, type TestServer } from "../../server/test/support/server.js"
+import { type JsonResponse, password, request, startServer, type TestServer } from "../../server/test/support/server.js"
 import { probeTool } from "./probeTool.js"
 import { chromiumArgs, chromiumPath, consoleDist, consoleRoot, ensureBuilt } from "./support.js"
 
@@ -41,7 +41,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     path: string,
     init: { method?: string; body?: unknown } = {},
     retried = false,
-  ): Promise<Awaited<ReturnType<typeof request>>> => {
+  ): Promise<JsonResponse> => {
     apiToken ??= (await request(`${server.url}/api/auth/login`, { body: { password } })).body.token as string
     const response = await request(`${server.url}${path}`, { ...init, token: apiToken })
     if (response.status !== 401 || retried) return response
