@@ -146,7 +146,11 @@ function Conversation({
         busy={busy}
         onStop={() => void chat.stop()}
         onSend={(text, files) => {
-          if (isNew) setTimeout(threadsChanged, 300)
+          if (isNew) {
+            // From now on the thread exists: coming back to it loads it (and resumes its answer).
+            freshIds.delete(id)
+            setTimeout(threadsChanged, 300)
+          }
           void chat.sendMessage({ text, ...(files.length > 0 ? { files } : {}) })
         }}
       />

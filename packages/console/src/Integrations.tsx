@@ -1,5 +1,5 @@
 import type { McpServer, Plugin } from "@aide/client"
-import { type FormEvent, useState } from "react"
+import { type FormEvent, useEffect, useState } from "react"
 import { client, errorText } from "./api.js"
 import { useLoad } from "./useLoad.js"
 
@@ -129,6 +129,13 @@ export function Integrations() {
   const { data, error, act, reload } = useLoad(() => Promise.all([client.mcpServers.list(), client.plugins.list()]))
   const [servers, plugins] = data ?? [[], []]
   const [addError, setAddError] = useState<string | null>(null)
+  // A server just added lists no tools and no error while it connects: look again until it has.
+  const connecting = servers.some((server) => server.enabled && server.tools.length === 0 && server.error === null)
+  useEffect(() => {
+    if (!connecting) return
+    const timer = setTimeout(reload, 1_000)
+    return () => clearTimeout(timer)
+  }, [connecting, reload, data])
   const add = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { TitleGenerator } from "@aide/kernel"
 import { FakeModelServer } from "@aide/testing"
+import { mcpStdioServerPath } from "@aide/testing/fixtures"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { type JsonResponse, password, request, startServer, type TestServer } from "../../server/test/support/server.js"
@@ -261,11 +262,25 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await shot("memory")
   })
 
-  it("lists MCP servers and plugins", async () => {
+  it("adds a real MCP server (stdio) in the UI, and its tool runs in chat once approved", async () => {
     await section("Tools").click()
+    await page.getByLabel("Id").fill("local")
+    await page.getByLabel("Command (stdio) or URL (HTTP)").fill(`${process.execPath} ${mcpStdioServerPath}`)
+    await page.getByRole("button", { name: "Add server" }).click()
+    // The card lists the server's tools once it has connected (the page polls until then).
+    await page.locator(".tags li", { hasText: "add" }).first().waitFor({ timeout: 15_000 })
     await page.getByRole("heading", { name: "Plugins" }).waitFor()
     await shot("tools")
     expect(await seriousViolations(page)).toEqual([])
+    await section("Chat").click()
+    model.script({ toolCalls: [{ name: "local_add", arguments: { a: 2, b: 3 } }] }, { text: "The sum is 5." })
+    await page.getByRole("textbox", { name: "Message" }).fill("Add 2 and 3")
+    await page.keyboard.press("Enter")
+    await page.getByRole("button", { name: "Approve" }).click()
+    await page.getByText("The sum is 5.").waitFor()
+    // What the model was told: the MCP server's answer.
+    const toolMessage = model.requests.at(-1)?.body.messages.find((message) => message.role === "tool")
+    expect(JSON.stringify(toolMessage?.content)).toContain("5")
   })
 
   it("revokes another session, then this one: back to the login screen", async () => {
@@ -292,6 +307,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await page.setViewportSize({ width: 390, height: 780 })
     await page.getByRole("button", { name: "Switch to dark theme" }).click()
     await page.getByRole("button", { name: "Menu" }).click()
+    // The newest thread, started in a new chat during this suite: opened again, it shows its messages.
     await page.getByRole("complementary", { name: "Threads" }).getByRole("link").first().click()
     await page.locator(".message").first().waitFor()
     await shot("phone-dark")
