@@ -131,6 +131,7 @@ export function Integrations() {
   const [addError, setAddError] = useState<string | null>(null)
   // A server just added lists no tools and no error while it connects: look again until it has.
   const connecting = servers.some((server) => server.enabled && server.tools.length === 0 && server.error === null)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `data` re-arms the timer after each load
   useEffect(() => {
     if (!connecting) return
     const timer = setTimeout(reload, 1_000)
