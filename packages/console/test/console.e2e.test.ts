@@ -303,6 +303,22 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await page.getByRole("textbox", { name: "Message" }).waitFor()
   })
 
+  it("renames, searches and deletes threads in the list", async () => {
+    const threads = page.getByRole("complementary", { name: "Threads" })
+    await threads.getByRole("button", { name: "Rename Say hello" }).click()
+    await threads.getByLabel("Thread title").fill("Greetings")
+    await threads.getByRole("button", { name: "Save" }).click()
+    await threads.getByRole("link", { name: "Greetings" }).waitFor()
+    await page.getByLabel("Search threads").fill("greet")
+    await expect.poll(() => threads.getByRole("link").count()).toBe(1)
+    await page.getByLabel("Search threads").fill("")
+    page.once("dialog", (dialog) => void dialog.accept())
+    await threads.getByRole("button", { name: "Delete Tick for ever" }).click()
+    await expect.poll(() => threads.getByRole("link", { name: "Tick for ever" }).count()).toBe(0)
+    const list = await api("/api/threads?perPage=false")
+    expect(list.body.threads.map((thread: { title: string }) => thread.title)).not.toContain("Tick for ever")
+  })
+
   it("fits a phone screen and has a dark theme", async () => {
     await page.setViewportSize({ width: 390, height: 780 })
     await page.getByRole("button", { name: "Switch to dark theme" }).click()
