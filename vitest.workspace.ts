@@ -36,9 +36,25 @@ const packages: Array<TestProjectConfiguration> = [
   },
 }))
 
+/**
+ * The web console: unit tests of its pure modules, and the end-to-end suite in Debian's Chromium
+ * against a real server (skipped, with a notice, where no Chromium is installed).
+ */
+const consoleProject: TestProjectConfiguration = {
+  resolve: { alias },
+  test: {
+    name: "console",
+    root: "./packages/console",
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+}
+
 /** One project per package; `vitest.config.ts` runs them all. Examples with tests of their own run too. */
 export const projects: Array<TestProjectConfiguration> = [
   ...packages,
+  consoleProject,
   {
     // The `aide` command line, run as a process against real servers (its chat in tmux).
     resolve: { alias },

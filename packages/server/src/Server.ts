@@ -22,6 +22,7 @@ import * as StatusHandlers from "./handlers/StatusHandlers.js"
 import * as ThreadsHandlers from "./handlers/ThreadsHandlers.js"
 import * as ApiDocs from "./http/ApiDocs.js"
 import * as Authentication from "./http/Authentication.js"
+import * as Console from "./http/Console.js"
 import * as Cors from "./http/Cors.js"
 import * as ErrorHandling from "./http/ErrorHandling.js"
 import * as HostCheck from "./http/HostCheck.js"
@@ -40,6 +41,8 @@ export interface ServerOptions extends ServerConfig {
   readonly chatHeartbeat?: Duration.DurationInput
   /** Bytes a reconnected chat client may fall behind before it is dropped; default 1 MiB. */
   readonly chatMaxLagBytes?: number
+  /** The built web console served at `/app/`; default `packages/console/dist` (`AIDE_CONSOLE_DIR`). */
+  readonly consoleDir?: string
 }
 
 /** PostgreSQL is loaded only when asked for, so SQLite servers never pay for the driver. */
@@ -192,6 +195,9 @@ export const layer = (options: ServerOptions) =>
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(lazyDocs("/api/docs")),
     Layer.provide(lazyOpenApi("/api/openapi.json")),
+    // The web console (static files, its own CSP) and the browser's way to it from `/`.
+    Layer.provide(Console.layer({ dir: options.consoleDir ?? process.env.AIDE_CONSOLE_DIR })),
+    Layer.provide(Console.rootRedirect),
     // Channel plugins' webhooks: public raw routes beside the HttpApi (see docs/channels.md).
     Layer.provide(
       Webhooks.layer({

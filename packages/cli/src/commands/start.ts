@@ -8,6 +8,7 @@ import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
 import { Failure, progress } from "../Output.js"
 import { serverRoot, workspaceRoot } from "../Paths.js"
+import { buildConsoleWhenStale } from "./ConsoleBuild.js"
 
 const newest = (path: string): number => {
   if (!existsSync(path)) return 0
@@ -70,11 +71,11 @@ const buildWhenStale = async (root: string) => {
 
 export const start: Command = {
   name: "start",
-  summary: "build the server when its sources changed, then run it",
+  summary: "build the server and the web console when their sources changed, then run it",
   usage: `aide start
 
-Builds the server bundle when it is missing or older than its sources (with progress), then runs
-it in this process. Settings are environment variables (docs/configuration.md): PORT, HOST,
+Builds the server bundle and the web console when they are missing or older than their sources
+(with progress), then runs the server in this process; the console is at /app/. Settings are environment variables (docs/configuration.md): PORT, HOST,
 AIDE_DATA_DIR (default ./.aide in the directory the command was run from), DATABASE_URL…
 Ctrl-C stops it (docs/operations.md, "Shutdown").`,
   run: async (argv) => {
@@ -82,6 +83,7 @@ Ctrl-C stops it (docs/operations.md, "Shutdown").`,
     const root = serverRoot()
     if (root === undefined) throw new Failure("the server package (packages/server) was not found beside the CLI")
     const bundle = await buildWhenStale(root)
+    await buildConsoleWhenStale()
     // Run from pnpm, the working directory is the package's: keep the data where the user ran the command.
     process.env.AIDE_DATA_DIR ??= join(process.env.INIT_CWD ?? process.cwd(), ".aide")
     await import(pathToFileURL(bundle).href)

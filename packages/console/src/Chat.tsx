@@ -1,0 +1,159 @@
+import { useChat } from "@ai-sdk/react"
+import { aideChatTransport, type ThreadDetail } from "@aide/client"
+import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai"
+import { useEffect, useMemo, useState } from "react"
+import { client, errorText } from "./api.js"
+import { Composer } from "./Composer.js"
+import { MessageView } from "./Message.js"
+import { ModelPicker } from "./ModelPicker.js"
+import { navigate } from "./router.js"
+import { threadsChanged } from "./Sidebar.js"
+
+const transport = aideChatTransport(client)
+
+/** What a branch made from a user message opens with in its message box (the message to edit). */
+const pendingDrafts = new Map<string, string>()
+
+/** Chat ids made here for new chats: nothing to load or resume yet (the server creates the thread on the first send). */
+const freshIds = new Set<string>()
+
+/** A new chat's id (also its thread's); `crypto.randomUUID` needs a secure context, LAN http is not one. */
+export const newChatId = () => {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  const id = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+  freshIds.add(id)
+  return id
+}
+
+/** A thread: loads its history, then hands it to `useChat` (which resumes a running answer). */
+export function Chat({ threadId }: { readonly threadId: string }) {
+  const isNew = freshIds.has(threadId)
+  const [detail, setDetail] = useState<ThreadDetail | null | undefined>(isNew ? null : undefined)
+  const [error, setError] = useState<string | null>(null)
+  useEffect(() => {
+    if (isNew) return
+    client.threads
+      .get(threadId)
+      .then(setDetail)
+      .catch((cause) => {
+        // A chat id the server has not seen yet (a new chat's first answer still running) is empty.
+        if ((cause as { status?: number }).status === 404) setDetail(null)
+        else setError(errorText(cause))
+      })
+  }, [threadId, isNew])
+  if (error)
+    return (
+      <p role="alert" className="error">
+        {error}
+      </p>
+    )
+  if (detail === undefined) return <p className="loading">Loading…</p>
+  return <Conversation id={threadId} isNew={isNew} detail={detail} />
+}
+
+function Conversation({
+  id,
+  isNew,
+  detail,
+}: {
+  readonly id: string
+  readonly isNew: boolean
+  readonly detail: ThreadDetail | null
+}) {
+  const initial = useMemo(() => (detail?.messages ?? []) as unknown as Array<UIMessage>, [detail])
+  const chat = useChat({
+    id,
+    messages: initial,
+    transport,
+    resume: !isNew,
+    experimental_throttle: 50,
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    onFinish: () => {
+      threadsChanged()
+      // The title is written just after the answer: look again shortly.
+      setTimeout(threadsChanged, 1_000)
+    },
+  })
+  const [draft, setDraft] = useState(() => pendingDrafts.get(id) ?? "")
+  useEffect(() => void pendingDrafts.delete(id), [id])
+  const busy = chat.status === "submitted" || chat.status === "streaming"
+  const fork = async (message: UIMessage) => {
+    const result = await client.threads.fork(transport.threadIdOf(id), message.id)
+    if (message.role === "user")
+      pendingDrafts.set(result.thread.id, message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n"))
+    threadsChanged()
+    navigate(`/chat/${encodeURIComponent(result.thread.id)}`)
+  }
+  const forkInfo = detail?.forkInfo ?? null
+  return (
+    <section className="chat" aria-label="Conversation">
+      <div className="chat-head">
+        <h1 className="title">{detail?.thread.title ?? "New chat"}</h1>
+        <ModelPicker />
+      </div>
+      {forkInfo && (
+        <nav className="branches" aria-label="Branches">
+          <span>Branch of</span>
+          <a
+            href={`/app/chat/${encodeURIComponent(forkInfo.sourceThreadId)}`}
+            onClick={(e) => {
+              e.preventDefault()
+              navigate(`/chat/${encodeURIComponent(forkInfo.sourceThreadId)}`)
+            }}
+          >
+            the original
+          </a>
+          {forkInfo.siblings
+            .filter((s) => s.id !== id)
+            .map((sibling, index) => (
+              <a
+                key={sibling.id}
+                href={`/app/chat/${encodeURIComponent(sibling.id)}`}
+                onClick={(e) => {
+                  e.preventDefault()
+                  navigate(`/chat/${encodeURIComponent(sibling.id)}`)
+                }}
+              >
+                {sibling.title ?? `branch ${index + 1}`}
+              </a>
+            ))}
+        </nav>
+      )}
+      <div className="messages" role="log" aria-live="polite" aria-busy={busy}>
+        {chat.messages.length === 0 && <p className="empty">Ask anything. Drop files here or paste images.</p>}
+        {chat.messages.map((message) => (
+          <MessageView
+            key={message.id}
+            message={message}
+            branches={detail?.forks[message.id] ?? []}
+            onFork={busy ? undefined : () => void fork(message)}
+            onApproval={(approvalId, approved) => void chat.addToolApprovalResponse({ id: approvalId, approved })}
+          />
+        ))}
+        {chat.status === "submitted" && <p className="typing">Thinking…</p>}
+        {chat.error && (
+          <div role="alert" className="error inline-error">
+            <span>{errorText(chat.error)}</span>
+            <button type="button" onClick={() => void chat.regenerate()}>
+              Retry
+            </button>
+          </div>
+        )}
+      </div>
+      <Composer
+        draft={draft}
+        setDraft={setDraft}
+        busy={busy}
+        onStop={() => void chat.stop()}
+        onSend={(text, files) => {
+          if (isNew) {
+            // From now on the thread exists: coming back to it loads it (and resumes its answer).
+            freshIds.delete(id)
+            setTimeout(threadsChanged, 300)
+          }
+          void chat.sendMessage({ text, ...(files.length > 0 ? { files } : {}) })
+        }}
+      />
+    </section>
+  )
+}

@@ -1,0 +1,201 @@
+import type { McpServer, Plugin } from "@aide/client"
+import { type FormEvent, useEffect, useState } from "react"
+import { client, errorText } from "./api.js"
+import { useLoad } from "./useLoad.js"
+
+function ServerCard({
+  server,
+  act,
+}: {
+  readonly server: McpServer
+  readonly act: (a: () => Promise<unknown>) => void
+}) {
+  return (
+    <li className="card">
+      <h3>
+        {server.name} <span className="muted">({server.type})</span>
+      </h3>
+      {server.error && <p className="error">{server.error}</p>}
+      {server.authUrl && (
+        <a className="button primary" href={server.authUrl} target="_blank" rel="noopener noreferrer">
+          Authorize
+        </a>
+      )}
+      <p className="muted">
+        {server.tools.length} tools{server.requireApproval ? " · approval required" : ""}
+      </p>
+      <ul className="tags">
+        {server.tools.map((tool) => (
+          <li key={tool.id} title={tool.description}>
+            {tool.name}
+          </li>
+        ))}
+      </ul>
+      <div className="actions">
+        <label className="inline">
+          <input
+            type="checkbox"
+            checked={server.enabled}
+            onChange={(event) =>
+              act(() =>
+                client.config.patch({ mcpServers: { [server.id]: { enabled: event.target.checked } } } as never),
+              )
+            }
+          />
+          Enabled
+        </label>
+        <button
+          type="button"
+          className="danger"
+          onClick={() => act(() => client.config.patch({ mcpServers: { [server.id]: null } } as never))}
+        >
+          Remove
+        </button>
+      </div>
+    </li>
+  )
+}
+
+function PluginCard({ plugin, act }: { readonly plugin: Plugin; readonly act: (a: () => Promise<unknown>) => void }) {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const form = new FormData(event.currentTarget)
+    const config: Record<string, unknown> = {}
+    for (const field of plugin.configFields as ReadonlyArray<Record<string, any>>) {
+      const raw = form.get(field.key)
+      config[field.key] = field.type === "boolean" ? raw === "on" : field.type === "number" ? Number(raw) : raw
+    }
+    act(() => client.config.patch({ plugins: { [plugin.id]: { config } } } as never))
+  }
+  const alerts = Object.values(plugin.provides).flatMap((p: any) => (p?.alerts ?? []) as Array<{ message?: string }>)
+  return (
+    <li className="card">
+      <h3>{plugin.name}</h3>
+      {plugin.description && <p>{plugin.description}</p>}
+      <ul className="env" aria-label="Environment">
+        {plugin.envVars.map((v) => (
+          <li key={v.name}>
+            <code>{v.name}</code> {v.configured ? "✓ set" : v.required ? "✗ missing (required)" : "not set"}
+          </li>
+        ))}
+      </ul>
+      {alerts.map((alert, i) => (
+        <p key={i} className="error">
+          {alert.message ?? JSON.stringify(alert)}
+        </p>
+      ))}
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={plugin.enabled}
+          onChange={(event) =>
+            act(() => client.config.patch({ plugins: { [plugin.id]: { enabled: event.target.checked } } } as never))
+          }
+        />
+        Enabled
+      </label>
+      {plugin.configFields.length > 0 && (
+        <form className="form" onSubmit={submit}>
+          {(plugin.configFields as ReadonlyArray<Record<string, any>>).map((field) => (
+            // biome-ignore lint/a11y/noLabelWithoutControl: the input is inside, in either branch
+            <label key={field.key} className={field.type === "boolean" ? "inline" : ""}>
+              {field.type === "boolean" ? (
+                <input
+                  name={field.key}
+                  type="checkbox"
+                  defaultChecked={Boolean(plugin.config[field.key] ?? field.default)}
+                />
+              ) : null}
+              {field.label ?? field.key}
+              {field.type !== "boolean" && (
+                <input
+                  name={field.key}
+                  type={field.type === "number" ? "number" : field.type === "password" ? "password" : "text"}
+                  defaultValue={String(plugin.config[field.key] ?? field.default ?? "")}
+                  required={Boolean(field.required)}
+                />
+              )}
+            </label>
+          ))}
+          <button type="submit">Save settings</button>
+        </form>
+      )}
+    </li>
+  )
+}
+
+/** MCP servers and plugins: the assistant's tools. */
+export function Integrations() {
+  const { data, error, act, reload } = useLoad(() => Promise.all([client.mcpServers.list(), client.plugins.list()]))
+  const [servers, plugins] = data ?? [[], []]
+  const [addError, setAddError] = useState<string | null>(null)
+  // A server just added lists no tools and no error while it connects: look again until it has.
+  const connecting = servers.some((server) => server.enabled && server.tools.length === 0 && server.error === null)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `data` re-arms the timer after each load
+  useEffect(() => {
+    if (!connecting) return
+    const timer = setTimeout(reload, 1_000)
+    return () => clearTimeout(timer)
+  }, [connecting, reload, data])
+  const add = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const form = new FormData(event.currentTarget)
+    const target = String(form.get("target")).trim()
+    const [command, ...args] = target.split(/\s+/)
+    try {
+      await client.mcpServers.create({
+        id: String(form.get("id")),
+        ...(/^https?:/.test(target) ? { url: target } : { command: command ?? "", args }),
+        requireApproval: form.get("requireApproval") === "on",
+      })
+      setAddError(null)
+      reload()
+    } catch (cause) {
+      setAddError(errorText(cause))
+    }
+  }
+  return (
+    <section className="page" aria-labelledby="tools-title">
+      <h1 id="tools-title">Tools</h1>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      <h2>MCP servers</h2>
+      <ul className="cards">
+        {servers.map((server) => (
+          <ServerCard key={server.id} server={server} act={act} />
+        ))}
+      </ul>
+      <form className="card form" onSubmit={add} aria-labelledby="add-mcp">
+        <h3 id="add-mcp">Add an MCP server</h3>
+        <label>
+          Id
+          <input name="id" required pattern="[a-z0-9][a-z0-9_-]*" />
+        </label>
+        <label>
+          Command (stdio) or URL (HTTP)
+          <input name="target" required placeholder="npx -y @modelcontextprotocol/server-everything" />
+        </label>
+        <label className="inline">
+          <input name="requireApproval" type="checkbox" defaultChecked /> Ask before each tool call
+        </label>
+        {addError && (
+          <p role="alert" className="error">
+            {addError}
+          </p>
+        )}
+        <button type="submit" className="primary">
+          Add server
+        </button>
+      </form>
+      <h2>Plugins</h2>
+      <ul className="cards">
+        {plugins.map((plugin) => (
+          <PluginCard key={plugin.id} plugin={plugin} act={act} />
+        ))}
+      </ul>
+    </section>
+  )
+}

@@ -1,0 +1,121 @@
+import { type FormEvent, useState } from "react"
+import { client, errorText } from "./api.js"
+import { useLoad } from "./useLoad.js"
+
+/** Identity, personality, time zone; sessions (revoke, sign out everywhere); password. */
+export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) {
+  const { data, error, act } = useLoad(() => Promise.all([client.config.get(), client.auth.sessions()]))
+  const [config, sessions] = data ?? []
+  const [status, setStatus] = useState<string | null>(null)
+  const [passwordError, setPasswordError] = useState<string | null>(null)
+  const saveProfile = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const form = new FormData(event.currentTarget)
+    act(async () => {
+      await client.config.patch({
+        identity: { name: String(form.get("name")) },
+        personality: { systemPrompt: String(form.get("systemPrompt")) },
+        timezone: String(form.get("timezone")),
+      })
+      setStatus("Saved")
+    })
+  }
+  const changePassword = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const formElement = event.currentTarget
+    const form = new FormData(formElement)
+    try {
+      await client.auth.changePassword(String(form.get("current")), String(form.get("next")))
+      setPasswordError(null)
+      setStatus("Password changed; other sessions were signed out")
+      formElement.reset()
+    } catch (cause) {
+      setPasswordError(errorText(cause))
+    }
+  }
+  return (
+    <section className="page" aria-labelledby="settings-title">
+      <h1 id="settings-title">Settings</h1>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      {status && <output>{status}</output>}
+      {config && (
+        <form className="card form" onSubmit={saveProfile} aria-labelledby="profile-title">
+          <h2 id="profile-title">Assistant</h2>
+          <label>
+            Name
+            <input name="name" defaultValue={config.identity.name} />
+          </label>
+          <label>
+            Personality (system prompt)
+            <textarea name="systemPrompt" rows={5} defaultValue={config.personality.systemPrompt} />
+          </label>
+          <label>
+            Time zone
+            <input name="timezone" defaultValue={config.timezone} />
+          </label>
+          <p className="muted">
+            Model: {config.models.operator.provider} / {config.models.operator.model} (choose it above the chat)
+          </p>
+          <button type="submit" className="primary">
+            Save
+          </button>
+        </form>
+      )}
+      <section className="card" aria-labelledby="sessions-title">
+        <h2 id="sessions-title">Sessions</h2>
+        <ul className="sessions">
+          {sessions?.map((session) => (
+            <li key={session.id}>
+              <span>
+                {session.userAgent || "unknown client"} · {session.ip} · since{" "}
+                {new Date(session.createdAt).toLocaleString()}
+                {session.current && <strong> (this browser)</strong>}
+              </span>
+              <button
+                type="button"
+                aria-label={`Revoke session ${session.id}`}
+                onClick={() =>
+                  act(async () => {
+                    const result = await client.auth.revokeSession(session.id)
+                    if (result.loggedOut) onSignedOut()
+                  })
+                }
+              >
+                Revoke
+              </button>
+            </li>
+          ))}
+        </ul>
+        <div className="actions">
+          <button type="button" onClick={() => void client.auth.logout().finally(onSignedOut)}>
+            Sign out
+          </button>
+          <button type="button" className="danger" onClick={() => void client.auth.revokeAll().finally(onSignedOut)}>
+            Sign out everywhere
+          </button>
+        </div>
+      </section>
+      <form className="card form" onSubmit={changePassword} aria-labelledby="password-title">
+        <h2 id="password-title">Change password</h2>
+        <label>
+          Current password
+          <input name="current" type="password" autoComplete="current-password" required />
+        </label>
+        <label>
+          New password
+          <input name="next" type="password" autoComplete="new-password" required />
+        </label>
+        {passwordError && (
+          <p role="alert" className="error">
+            {passwordError}
+          </p>
+        )}
+        <button type="submit">Change password</button>
+      </form>
+    </section>
+  )
+}

@@ -1,0 +1,126 @@
+import type { ThreadSummary } from "@aide/client"
+import { useCallback, useEffect, useState } from "react"
+import { client, errorText } from "./api.js"
+import { href, navigate } from "./router.js"
+
+/** Other components say "the threads changed" (a chat finished, a title arrived) with this event. */
+export const threadsChanged = () => globalThis.dispatchEvent(new Event("aide:threads"))
+
+const pageSize = 50
+
+/** Threads: newest first, paged, searched by title, renamed and deleted in place. */
+export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | undefined }) {
+  const [threads, setThreads] = useState<ReadonlyArray<ThreadSummary>>([])
+  const [hasMore, setHasMore] = useState(false)
+  const [page, setPage] = useState(1)
+  const [query, setQuery] = useState("")
+  const [editing, setEditing] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const load = useCallback(async (pages: number) => {
+    try {
+      const list = await client.threads.list({ page: 0, perPage: pageSize * pages })
+      setThreads(list.threads)
+      setHasMore(list.hasMore)
+      setError(null)
+    } catch (cause) {
+      setError(errorText(cause))
+    }
+  }, [])
+  useEffect(() => {
+    void load(page)
+    const refresh = () => void load(page)
+    globalThis.addEventListener("aide:threads", refresh)
+    return () => globalThis.removeEventListener("aide:threads", refresh)
+  }, [load, page])
+  const needle = query.trim().toLowerCase()
+  const shown = needle === "" ? threads : threads.filter((t) => (t.title ?? "").toLowerCase().includes(needle))
+  return (
+    <aside className="sidebar" aria-label="Threads">
+      <button type="button" className="primary wide" onClick={() => navigate("/")}>
+        New chat
+      </button>
+      <input
+        type="search"
+        aria-label="Search threads"
+        placeholder="Search threads"
+        value={query}
+        onChange={(event) => setQuery(event.target.value)}
+      />
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      <ul className="threads">
+        {shown.map((thread) => {
+          const id = thread.activeThreadId
+          const active = thread.threadIds.includes(activeThreadId ?? "")
+          const title = thread.title ?? "New thread"
+          return (
+            <li key={thread.id} className={active ? "active" : ""}>
+              {editing === thread.id ? (
+                <form
+                  onSubmit={(event) => {
+                    event.preventDefault()
+                    const value = new FormData(event.currentTarget).get("title")
+                    void client.threads
+                      .rename(thread.id, String(value ?? "").trim() || null)
+                      .then(() => load(page))
+                      .catch((cause) => setError(errorText(cause)))
+                    setEditing(null)
+                  }}
+                >
+                  <input name="title" aria-label="Thread title" defaultValue={thread.title ?? ""} autoFocus />
+                  <button type="submit">Save</button>
+                </form>
+              ) : (
+                <>
+                  <a
+                    href={href(`/chat/${encodeURIComponent(id)}`)}
+                    aria-current={active ? "page" : undefined}
+                    onClick={(event) => {
+                      event.preventDefault()
+                      navigate(`/chat/${encodeURIComponent(id)}`)
+                    }}
+                  >
+                    {title}
+                  </a>
+                  <button
+                    type="button"
+                    className="icon small"
+                    aria-label={`Rename ${title}`}
+                    onClick={() => setEditing(thread.id)}
+                  >
+                    <span aria-hidden="true">✎</span>
+                  </button>
+                  <button
+                    type="button"
+                    className="icon small"
+                    aria-label={`Delete ${title}`}
+                    onClick={() => {
+                      if (!confirm(`Delete “${title}”?`)) return
+                      void client.threads
+                        .remove(thread.id)
+                        .then(() => {
+                          if (active) navigate("/")
+                          return load(page)
+                        })
+                        .catch((cause) => setError(errorText(cause)))
+                    }}
+                  >
+                    <span aria-hidden="true">🗑</span>
+                  </button>
+                </>
+              )}
+            </li>
+          )
+        })}
+      </ul>
+      {hasMore && (
+        <button type="button" onClick={() => setPage((p) => p + 1)}>
+          Load more
+        </button>
+      )}
+    </aside>
+  )
+}

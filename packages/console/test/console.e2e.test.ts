@@ -1,0 +1,336 @@
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { TitleGenerator } from "@aide/kernel"
+import { FakeModelServer } from "@aide/testing"
+import { mcpStdioServerPath } from "@aide/testing/fixtures"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { type JsonResponse, password, request, startServer, type TestServer } from "../../server/test/support/server.js"
+import { probeTool } from "./probeTool.js"
+import { chromiumArgs, chromiumPath, consoleDist, consoleRoot, ensureBuilt } from "./support.js"
+
+const executablePath = chromiumPath()
+if (executablePath === undefined)
+  console.warn("[console] no Chromium at /usr/bin/chromium (apt-get install chromium): the browser suite is skipped")
+
+const screenshots = join(consoleRoot, "..", "..", "docs", "screenshots")
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+/** axe-core in the page (evaluated through DevTools, which the page's CSP does not govern). */
+const seriousViolations = async (page: Page) => {
+  await page.evaluate(axeSource)
+  const results = await page.evaluate(async () => {
+    const axe = (globalThis as any).axe
+    const { violations } = await axe.run(document, { resultTypes: ["violations"] })
+    return violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }))
+  })
+  return (results as Array<{ impact: string }>).filter((v) => v.impact === "serious" || v.impact === "critical")
+}
+
+describe.skipIf(executablePath === undefined)("the web console in Chromium", () => {
+  let server: TestServer
+  let model: FakeModelServer
+  let browser: Browser
+  let page: Page
+  const probe = probeTool()
+  const cspErrors: Array<string> = []
+  // The suite's own API session (logins are rate-limited: one, renewed only when revoked).
+  let apiToken: string | undefined
+  const api = async (
+    path: string,
+    init: { method?: string; body?: unknown } = {},
+    retried = false,
+  ): Promise<JsonResponse> => {
+    apiToken ??= (await request(`${server.url}/api/auth/login`, { body: { password } })).body.token as string
+    const response = await request(`${server.url}${path}`, { ...init, token: apiToken })
+    if (response.status !== 401 || retried) return response
+    apiToken = undefined
+    return api(path, init, true)
+  }
+  const shot = (name: string) => page.screenshot({ path: join(screenshots, `${name}.png`) })
+  const section = (name: string) => page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name })
+
+  beforeAll(async () => {
+    ensureBuilt()
+    model = await FakeModelServer.start()
+    server = await startServer({
+      consoleDir: consoleDist,
+      env: { OPENAI_COMPATIBLE_BASE_URL: model.url },
+      kernel: { chat: { maxRetries: 0 }, titles: TitleGenerator.layerFallback, tools: probe.tools },
+    })
+    browser = await chromium.launch({ executablePath: executablePath!, args: chromiumArgs })
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: "light" })
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url })
+    page = await context.newPage()
+    page.setDefaultTimeout(10_000)
+    page.on("response", (response) => {
+      if (process.env.AIDE_CONSOLE_DEBUG && response.status() >= 400)
+        console.log(`[browser] ${response.status()} ${response.url()}`)
+    })
+    page.on("pageerror", (error) => console.log(`[browser error] ${error.message}`))
+    page.on("console", (message) => {
+      if (process.env.AIDE_CONSOLE_DEBUG) console.log(`[browser] ${message.text()}`)
+      if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text())
+    })
+  })
+  afterEach(async (context) => {
+    if (context.task.result?.state === "fail")
+      await page?.screenshot({
+        path: join(tmpdir(), `aide-console-${context.task.name.slice(0, 30).replace(/\W+/g, "-")}.png`),
+      })
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+    await model?.close()
+  })
+
+  it("first run: a browser opening / lands on the setup screen, sets the password and reaches the chat", async () => {
+    await page.goto(`${server.url}/`)
+    expect(new URL(page.url()).pathname).toBe("/app/")
+    await expect.poll(() => page.getByText("Choose the password").isVisible()).toBe(true)
+    await shot("setup")
+    await page.getByLabel("Password", { exact: true }).fill(password)
+    await page.getByLabel("Confirm password").fill(password)
+    await page.getByRole("button", { name: "Set password" }).click()
+    await page.getByRole("textbox", { name: "Message" }).waitFor()
+    expect(new URL(page.url()).pathname).toMatch(/^\/app\/chat\/[0-9a-f]{32}$/)
+    // The fake model as the operator (what a real owner picks in the model picker).
+    const patched = await api("/api/config", {
+      method: "PATCH",
+      body: { models: { operator: { provider: "openai-compatible", model: "fake-model" } } },
+    })
+    expect(patched.status).toBe(200)
+    await page.reload()
+    await page.getByRole("textbox", { name: "Message" }).waitFor()
+  })
+
+  it("streams an answer as markdown, with a copyable code block", async () => {
+    model.script({ text: ["Hello ", "**world**", "\n\n```js\n", "console.log(1)\n", "```"], chunkDelayMs: 150 })
+    await page.getByRole("textbox", { name: "Message" }).fill("Say hello")
+    await page.keyboard.press("Enter")
+    // While it streams, the Send button is a Stop button.
+    await page.getByRole("button", { name: "Stop" }).waitFor()
+    await page.locator(".message.assistant strong", { hasText: "world" }).waitFor()
+    await page.getByRole("button", { name: "Send" }).waitFor()
+    await expect.poll(() => page.locator(".message.assistant pre code").textContent()).toBe("console.log(1)")
+    await page.getByRole("button", { name: "Copy" }).click()
+    await page.getByRole("button", { name: "Copied" }).waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("console.log(1)")
+    await page.getByRole("link", { name: "Say hello" }).waitFor()
+    await shot("chat")
+    expect(await seriousViolations(page)).toEqual([])
+  })
+
+  it("approval round trip: the tool runs only once approved in its card", async () => {
+    model.script(
+      { toolCalls: [{ name: "probe_delete_file", arguments: { path: "/tmp/report.txt" } }] },
+      { text: "Deleted the report." },
+    )
+    await page.getByRole("textbox", { name: "Message" }).fill("Delete /tmp/report.txt")
+    await page.keyboard.press("Enter")
+    await page.getByRole("button", { name: "Approve" }).waitFor()
+    expect(probe.executions).toEqual([])
+    await shot("approval")
+    await page.getByRole("button", { name: "Approve" }).click()
+    await page.getByText("Deleted the report.").waitFor()
+    expect(probe.executions).toEqual([{ path: "/tmp/report.txt" }])
+  })
+
+  it("forks from a message and switches between the sibling branches", async () => {
+    const original = page.url()
+    await page.getByRole("button", { name: "Edit in a branch" }).nth(1).click()
+    await expect.poll(() => page.url()).not.toBe(original)
+    // The branch holds what came before the message, and the message to edit.
+    await expect.poll(() => page.getByRole("textbox", { name: "Message" }).inputValue()).toBe("Delete /tmp/report.txt")
+    await expect.poll(() => page.getByText("Deleted the report.").count()).toBe(0)
+    model.script({ text: "Kept it instead." })
+    await page.getByRole("textbox", { name: "Message" }).fill("Keep the report")
+    await page.keyboard.press("Enter")
+    await page.getByText("Kept it instead.").waitFor()
+    const branch = page.url()
+    await page.getByRole("navigation", { name: "Branches" }).getByRole("link", { name: "the original" }).click()
+    await page.getByText("Deleted the report.").waitFor()
+    expect(page.url()).toBe(original)
+    await page.getByRole("navigation", { name: "Other branches from this message" }).getByRole("link").first().click()
+    await page.getByText("Kept it instead.").waitFor()
+    expect(page.url()).toBe(branch)
+  })
+
+  it("a reload in the middle of an answer resumes its stream", async () => {
+    const words = Array.from({ length: 30 }, (_, i) => `word${i} `)
+    model.script({ text: [...words, "THE-END"], chunkDelayMs: 100 })
+    await page.getByRole("textbox", { name: "Message" }).fill("Count slowly")
+    await page.keyboard.press("Enter")
+    await page.getByText("word3", { exact: false }).waitFor()
+    await page.reload()
+    await page.getByText("THE-END", { exact: false }).waitFor({ timeout: 15_000 })
+    // Streamed once, shown once: the resumed answer did not duplicate.
+    await expect.poll(() => page.locator(".message.assistant", { hasText: "THE-END" }).count()).toBe(1)
+  })
+
+  it("stops a running answer", async () => {
+    await page.getByRole("button", { name: "New chat" }).click()
+    model.script({ text: ["tick "], endless: true, chunkDelayMs: 50 })
+    await page.getByRole("textbox", { name: "Message" }).fill("Tick for ever")
+    await page.keyboard.press("Enter")
+    await page.getByText("tick tick", { exact: false }).waitFor()
+    await page.getByRole("button", { name: "Stop" }).click()
+    await page.getByRole("button", { name: "Send" }).waitFor()
+    const threadId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!)
+    await expect
+      .poll(async () => (await api("/api/threads?perPage=false")).body.activeStreamIds)
+      .not.toContain(threadId)
+  })
+
+  it("shows a failed answer in place, and Retry answers again", async () => {
+    await page.getByRole("button", { name: "New chat" }).click()
+    model.script({ error: { status: 400, message: "the model refused" } }, { text: "Second time lucky." })
+    await page.getByRole("textbox", { name: "Message" }).fill("Try me")
+    await page.keyboard.press("Enter")
+    const alert = page.locator(".inline-error")
+    await alert.waitFor()
+    await alert.getByRole("button", { name: "Retry" }).click()
+    await page.getByText("Second time lucky.").waitFor()
+  })
+
+  it("attaches a file as a data-URL file part", async () => {
+    await page.getByRole("button", { name: "New chat" }).click()
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+      "base64",
+    )
+    await page.getByLabel("Attach files").setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: png })
+    await page.getByRole("list", { name: "Attachments" }).getByText("dot.png").waitFor()
+    model.script({ text: "A single dot." })
+    await page.getByRole("textbox", { name: "Message" }).fill("What is this?")
+    await page.keyboard.press("Enter")
+    await page.getByText("A single dot.").waitFor()
+    await page.locator(".message.user img[alt='dot.png']").waitFor()
+    const threadId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!)
+    const stored = await api(`/api/threads/${threadId}`)
+    expect(stored.body.messages[0].parts).toContainEqual(
+      expect.objectContaining({
+        type: "file",
+        mediaType: "image/png",
+        url: `data:image/png;base64,${png.toString("base64")}`,
+      }),
+    )
+  })
+
+  it("a scheduled task created in the UI fires into the inbox, and its thread opens from there", async () => {
+    await section("Schedule").click()
+    await page.getByLabel("Name").fill("Morning brief")
+    await page.getByLabel("Prompt").fill("Brief me")
+    const cron = page.getByLabel("Cron expression")
+    await cron.fill("0 9 * * 1-5")
+    await page.getByText("At 09:00, Monday through Friday").waitFor()
+    expect(await page.getByRole("list", { name: "Next runs" }).getByRole("listitem").count()).toBe(3)
+    await shot("schedule")
+    expect(await seriousViolations(page)).toEqual([])
+    // A one-time task a few seconds ahead (the browser's local time, to the second).
+    await page.getByRole("radio", { name: "Once" }).check()
+    const runAt = await page.evaluate(() => {
+      const at = new Date(Date.now() + 3_000)
+      const pad = (n: number) => String(n).padStart(2, "0")
+      return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`
+    })
+    await page.getByLabel("Date and time").fill(runAt)
+    model.script({ text: "Your brief: all quiet." })
+    await page.getByRole("button", { name: "Create task" }).click()
+    await page.getByRole("heading", { name: "Morning brief" }).waitFor()
+    await section("Inbox").locator(".badge").waitFor({ timeout: 15_000 })
+    await section("Inbox").click()
+    await page.getByText("Your brief: all quiet.").waitFor()
+    await shot("inbox")
+    expect(await seriousViolations(page)).toEqual([])
+    await page.getByRole("button", { name: "Open thread" }).click()
+    await page.locator(".message.assistant", { hasText: "Your brief: all quiet." }).waitFor()
+  })
+
+  it("edits working memory", async () => {
+    await section("Memory").click()
+    const editor = page.getByLabel("Working memory")
+    await editor.waitFor()
+    await editor.fill("# Owner\n- prefers short answers")
+    await page.getByRole("button", { name: "Save" }).click()
+    await page.getByText("Saved").waitFor()
+    const working = await api("/api/memory/working")
+    expect(working.body.content).toBe("# Owner\n- prefers short answers")
+    await shot("memory")
+  })
+
+  it("adds a real MCP server (stdio) in the UI, and its tool runs in chat once approved", async () => {
+    await section("Tools").click()
+    await page.getByLabel("Id").fill("local")
+    await page.getByLabel("Command (stdio) or URL (HTTP)").fill(`${process.execPath} ${mcpStdioServerPath}`)
+    await page.getByRole("button", { name: "Add server" }).click()
+    // The card lists the server's tools once it has connected (the page polls until then).
+    await page.locator(".tags li", { hasText: "add" }).first().waitFor({ timeout: 15_000 })
+    await page.getByRole("heading", { name: "Plugins" }).waitFor()
+    await shot("tools")
+    expect(await seriousViolations(page)).toEqual([])
+    await section("Chat").click()
+    model.script({ toolCalls: [{ name: "local_add", arguments: { a: 2, b: 3 } }] }, { text: "The sum is 5." })
+    await page.getByRole("textbox", { name: "Message" }).fill("Add 2 and 3")
+    await page.keyboard.press("Enter")
+    await page.getByRole("button", { name: "Approve" }).click()
+    await page.getByText("The sum is 5.").waitFor()
+    // What the model was told: the MCP server's answer.
+    const toolMessage = model.requests.at(-1)?.body.messages.find((message) => message.role === "tool")
+    expect(JSON.stringify(toolMessage?.content)).toContain("5")
+  })
+
+  it("revokes another session, then this one: back to the login screen", async () => {
+    await api("/api/auth/sessions") // the suite's API session: another one to revoke
+    await section("Settings").click()
+    const revokes = page.getByRole("button", { name: /^Revoke session/ })
+    await expect.poll(() => revokes.count()).toBeGreaterThan(1)
+    await shot("settings")
+    expect(await seriousViolations(page)).toEqual([])
+    const before = await revokes.count()
+    const other = page.locator(".sessions li", { hasNotText: "(this browser)" }).first()
+    await other.getByRole("button").click()
+    await expect.poll(() => revokes.count()).toBe(before - 1)
+    await page.locator(".sessions li", { hasText: "(this browser)" }).getByRole("button").click()
+    await page.getByRole("button", { name: "Sign in" }).waitFor()
+    await page.getByLabel("Password").fill(password)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Settings" }).waitFor()
+    await section("Chat").click()
+    await page.getByRole("textbox", { name: "Message" }).waitFor()
+  })
+
+  it("renames, searches and deletes threads in the list", async () => {
+    const threads = page.getByRole("complementary", { name: "Threads" })
+    await threads.getByRole("button", { name: "Rename Say hello" }).click()
+    await threads.getByLabel("Thread title").fill("Greetings")
+    await threads.getByRole("button", { name: "Save" }).click()
+    await threads.getByRole("link", { name: "Greetings" }).waitFor()
+    await page.getByLabel("Search threads").fill("greet")
+    await expect.poll(() => threads.getByRole("link").count()).toBe(1)
+    await page.getByLabel("Search threads").fill("")
+    page.once("dialog", (dialog) => void dialog.accept())
+    await threads.getByRole("button", { name: "Delete Tick for ever" }).click()
+    await expect.poll(() => threads.getByRole("link", { name: "Tick for ever" }).count()).toBe(0)
+    const list = await api("/api/threads?perPage=false")
+    expect(list.body.threads.map((thread: { title: string }) => thread.title)).not.toContain("Tick for ever")
+  })
+
+  it("fits a phone screen and has a dark theme", async () => {
+    await page.setViewportSize({ width: 390, height: 780 })
+    await page.getByRole("button", { name: "Switch to dark theme" }).click()
+    await page.getByRole("button", { name: "Menu" }).click()
+    // The newest thread, started in a new chat during this suite: opened again, it shows its messages.
+    await page.getByRole("complementary", { name: "Threads" }).getByRole("link").first().click()
+    await page.locator(".message").first().waitFor()
+    await shot("phone-dark")
+    expect(await seriousViolations(page)).toEqual([])
+  })
+
+  it("broke no Content-Security-Policy rule on the way", () => {
+    expect(cspErrors).toEqual([])
+  })
+})
