@@ -264,7 +264,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
 
   it("adds a real MCP server (stdio) in the UI, and its tool runs in chat once approved", async () => {
     await section("Tools").click()
-    await page.getByLabel("Id").fill("local")
+    await page.getByLabel("Id", { exact: true }).fill("local")
     await page.getByLabel("Command (stdio) or URL (HTTP)").fill(`${process.execPath} ${mcpStdioServerPath}`)
     await page.getByRole("button", { name: "Add server" }).click()
     // The card lists the server's tools once it has connected (the page polls until then).
