@@ -1207,7 +1207,7 @@ export interface components {
             timezone?: components["schemas"]["TimeZone"] | null;
             /** @description Recurring tasks only: how many runs before the task stops */
             maxRuns?: number | null;
-            /** @description Where results go: one of GET /api/schedule/destinations; default the web inbox */
+            /** @description Where results go: one of GET /api/schedule/destinations; without one, the result stays in the task's thread */
             destination?: string | null;
             /**
              * unknown
@@ -1297,7 +1297,7 @@ export interface components {
             timezone?: components["schemas"]["TimeZone"] | null;
             /** @description Recurring tasks only: how many runs before the task stops */
             maxRuns?: number | null;
-            /** @description Where results go: one of GET /api/schedule/destinations; default the web inbox */
+            /** @description Where results go: one of GET /api/schedule/destinations; without one, the result stays in the task's thread */
             destination?: string | null;
             /**
              * unknown
