@@ -103,7 +103,8 @@ const taskDocs = {
   enabled: "Whether the task runs; default true",
   timezone: "IANA time zone the cron is read in; default the config timezone",
   maxRuns: "Recurring tasks only: how many runs before the task stops",
-  destination: "Where results go: one of GET /api/schedule/destinations; without one, the result stays in the task's thread",
+  destination:
+    "Where results go: one of GET /api/schedule/destinations; without one, the result stays in the task's thread",
 } as const
 
 const taskBody = {
