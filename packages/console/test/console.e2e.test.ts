@@ -1,10 +1,11 @@
-import { readFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { TitleGenerator } from "@aide/kernel"
+import { AppConfig, TitleGenerator } from "@aide/kernel"
 import { FakeModelServer } from "@aide/testing"
 import { mcpStdioServerPath } from "@aide/testing/fixtures"
+import { Effect } from "effect"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { type JsonResponse, password, request, startServer, type TestServer } from "../../server/test/support/server.js"
@@ -16,6 +17,34 @@ if (executablePath === undefined)
   console.warn("[console] no Chromium at /usr/bin/chromium (apt-get install chromium): the browser suite is skipped")
 
 const screenshots = join(consoleRoot, "..", "..", "docs", "screenshots")
+// A plugin folder on AIDE_PLUGINS_PATH: a settings form of every field type, a missing env var.
+const pluginsRoot = mkdtempSync(join(tmpdir(), "aide-console-plugins-"))
+mkdirSync(join(pluginsRoot, "weather"))
+writeFileSync(
+  join(pluginsRoot, "weather", "aide.plugin.json"),
+  JSON.stringify({
+    manifestVersion: 1,
+    id: "weather",
+    name: "Weather",
+    description: "Forecasts",
+    envVars: [{ name: "AIDE_CONSOLE_TEST_WEATHER_KEY", required: true }],
+    configFields: [
+      { key: "apiToken", label: "API token", type: "password", required: true },
+      {
+        key: "units",
+        label: "Units",
+        type: "enum",
+        options: [
+          { value: "metric", label: "Metric" },
+          { value: "imperial", label: "Imperial" },
+        ],
+      },
+      { key: "days", label: "Days ahead", type: "number" },
+      { key: "alerts", label: "Severe weather alerts", type: "boolean" },
+    ],
+    provides: { tools: [{ entry: "tools.js" }] },
+  }),
+)
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 /** axe-core in the page (evaluated through DevTools, which the page's CSP does not govern). */
@@ -58,6 +87,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     server = await startServer({
       consoleDir: consoleDist,
       env: { OPENAI_COMPATIBLE_BASE_URL: model.url },
+      pluginsPath: [pluginsRoot],
       kernel: { chat: { maxRetries: 0 }, titles: TitleGenerator.layerFallback, tools: probe.tools },
     })
     browser = await chromium.launch({ executablePath: executablePath!, args: chromiumArgs })
@@ -85,6 +115,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await browser?.close()
     await server?.close()
     await model?.close()
+    rmSync(pluginsRoot, { recursive: true, force: true })
   })
 
   it("first run: a browser opening / lands on the setup screen, sets the password and reaches the chat", async () => {
@@ -321,6 +352,49 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     // What the model was told: the MCP server's answer.
     const toolMessage = model.requests.at(-1)?.body.messages.find((message) => message.role === "tool")
     expect(JSON.stringify(toolMessage?.content)).toContain("5")
+  })
+
+  it("a plugin's settings form: a select for an enum, a checkbox, a number, a redacted password; env status and alerts", async () => {
+    await section("Chat").click()
+    await section("Tools").click()
+    const form = page.getByRole("form", { name: "Weather settings" })
+    const card = page.locator("li.card", { has: form })
+    await card.getByRole("list", { name: "Environment" }).getByText("✗ missing (required)").waitFor()
+    await card.getByRole("list", { name: "Alerts" }).getByText("Not loaded", { exact: false }).waitFor()
+    await card.getByText("plugins.weather.apiToken: required").waitFor()
+    const units = form.getByRole("combobox", { name: "Units" })
+    expect(await units.locator("option").allTextContents()).toEqual(["Not set", "Metric", "Imperial"])
+    expect(await form.getByRole("spinbutton", { name: "Days ahead" }).count()).toBe(1)
+    const token = form.getByLabel("API token")
+    expect(await token.getAttribute("type")).toBe("password")
+    await units.selectOption("imperial")
+    await token.fill("s3cret-token")
+    await form.getByRole("checkbox", { name: "Severe weather alerts" }).check()
+    await form.getByRole("button", { name: "Save settings" }).click()
+    await form.getByText("Settings saved").waitFor()
+    // Shown redacted, stored as typed.
+    await expect.poll(() => form.getByLabel("API token").inputValue()).toBe("••••••")
+    expect(await form.getByRole("combobox", { name: "Units" }).inputValue()).toBe("imperial")
+    const plugins = await api("/api/plugins")
+    const weather = plugins.body.plugins.find((plugin: { id: string }) => plugin.id === "weather")
+    expect(weather).toMatchObject({
+      config: { apiToken: "••••••", units: "imperial", alerts: true },
+      validationErrors: ["environment variable AIDE_CONSOLE_TEST_WEATHER_KEY is required and not set"],
+    })
+    await expect.poll(() => card.getByText("plugins.weather.apiToken: required").count()).toBe(0)
+    const stored = await server.run(
+      Effect.map(
+        Effect.flatMap(AppConfig.AppConfig, (config) => config.get),
+        (config) => config.plugins.weather,
+      ),
+    )
+    expect(stored).toMatchObject({ apiToken: "s3cret-token", units: "imperial" })
+    // Saving again with the redacted value keeps the secret.
+    await form.getByRole("spinbutton", { name: "Days ahead" }).fill("3")
+    await form.getByRole("button", { name: "Save settings" }).click()
+    await expect.poll(async () => (await api("/api/config")).body.plugins.weather.days).toBe(3)
+    expect(JSON.stringify((await api("/api/config")).body)).not.toContain("s3cret-token")
+    expect(await seriousViolations(page)).toEqual([])
   })
 
   it("revokes another session, then this one: back to the login screen", async () => {
