@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AppConfig, TitleGenerator } from "@aide/kernel"
+import { AppConfig, Inbox, TitleGenerator } from "@aide/kernel"
 import { FakeModelServer } from "@aide/testing"
 import { mcpStdioServerPath } from "@aide/testing/fixtures"
 import { Effect } from "effect"
@@ -397,6 +397,34 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     expect(await seriousViolations(page)).toEqual([])
   })
 
+  it("inbox actions: mark read and unread, archive (and find it under Archived), delete", async () => {
+    const seed = (subject: string) =>
+      server.run(
+        Effect.flatMap(Inbox.Inbox, (inbox) => inbox.create({ subject, body: `About ${subject}`, destination: "web" })),
+      )
+    const disk = await seed("Disk almost full")
+    const digest = await seed("Weekly digest")
+    const message = async (id: string) => (await api(`/api/inbox/${id}`)).body
+    await section("Chat").click()
+    await section("Inbox").click()
+    const card = (subject: string) => page.locator("li.card", { hasText: subject })
+    await card("Disk almost full").getByRole("button", { name: "Mark read" }).click()
+    await card("Disk almost full").getByRole("button", { name: "Mark unread" }).waitFor()
+    expect((await message(disk.id)).read).toBe(true)
+    await card("Disk almost full").getByRole("button", { name: "Mark unread" }).click()
+    await card("Disk almost full").getByRole("button", { name: "Mark read" }).waitFor()
+    expect((await message(disk.id)).read).toBe(false)
+    await card("Disk almost full").getByRole("button", { name: "Archive" }).click()
+    await expect.poll(() => card("Disk almost full").count()).toBe(0)
+    expect((await message(disk.id)).archivedAt).not.toBeNull()
+    await page.getByRole("checkbox", { name: "Archived" }).check()
+    await card("Disk almost full").getByRole("button", { name: "Unarchive" }).waitFor()
+    await page.getByRole("checkbox", { name: "Archived" }).uncheck()
+    await card("Weekly digest").getByRole("button", { name: "Delete" }).click()
+    await expect.poll(() => card("Weekly digest").count()).toBe(0)
+    expect((await api(`/api/inbox/${digest.id}`)).status).toBe(404)
+  })
+
   it("revokes another session, then this one: back to the login screen", async () => {
     await api("/api/auth/sessions") // the suite's API session: another one to revoke
     await section("Settings").click()
@@ -431,6 +459,26 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await expect.poll(() => threads.getByRole("link", { name: "Tick for ever" }).count()).toBe(0)
     const list = await api("/api/threads?perPage=false")
     expect(list.body.threads.map((thread: { title: string }) => thread.title)).not.toContain("Tick for ever")
+  })
+
+  // Last of the tests that use the suite's API session: the password changes here.
+  it("changes the password (the new one signs in), and signs out everywhere", async () => {
+    const newPassword = "a-new-password-42"
+    await section("Settings").click()
+    await page.getByLabel("Current password").fill(password)
+    await page.getByLabel("New password").fill(newPassword)
+    await page.getByRole("button", { name: "Change password" }).click()
+    await page.getByText("Password changed").waitFor()
+    // The console kept its session (change-password answers a new token pair).
+    await page.reload()
+    await page.getByRole("heading", { name: "Settings" }).waitFor()
+    await page.getByRole("button", { name: "Sign out everywhere" }).click()
+    await page.getByRole("button", { name: "Sign in" }).waitFor()
+    await page.getByLabel("Password").fill(newPassword)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Settings" }).waitFor()
+    await section("Chat").click()
+    await page.getByRole("textbox", { name: "Message" }).waitFor()
   })
 
   it("fits a phone screen and has a dark theme", async () => {
