@@ -216,16 +216,19 @@ function TaskRow({
 /** The heartbeat: on/off, its cron, active hours, destination, and its checklist. */
 function HeartbeatCard({
   heartbeat,
+  timeZone,
   destinations,
   act,
 }: {
   readonly heartbeat: Heartbeat
+  readonly timeZone: string
   readonly destinations: ReadonlyArray<string>
   readonly act: (action: () => Promise<unknown>) => void
 }) {
   const [cron, setCron] = useState(heartbeat.cron)
   const [limited, setLimited] = useState(heartbeat.activeHours !== null)
   const [newItem, setNewItem] = useState("")
+  const [renaming, setRenaming] = useState<{ readonly id: string; readonly text: string } | null>(null)
   const update = (patch: HeartbeatPatch) => act(() => client.schedule.updateHeartbeat(patch))
   const items = (tasks: Heartbeat["tasks"]) => update({ tasks: tasks.map((t) => ({ ...t })) })
   const save = (event: FormEvent<HTMLFormElement>) => {
@@ -267,10 +270,10 @@ function HeartbeatCard({
           Heartbeat cron
           <input value={cron} onChange={(event) => setCron(event.target.value)} spellCheck={false} />
         </label>
-        <CronPreview cron={cron} timeZone={localZone} />
+        <CronPreview cron={cron} timeZone={timeZone} />
         <label className="inline">
           <input type="checkbox" checked={limited} onChange={(event) => setLimited(event.target.checked)} />
-          Only during active hours (in the configured time zone)
+          Only during active hours ({timeZone})
         </label>
         {limited && (
           <div className="actions">
@@ -309,6 +312,39 @@ function HeartbeatCard({
               />
               {item.description}
             </label>
+            {renaming?.id === item.id ? (
+              <form
+                className="actions"
+                aria-label={`Edit ${item.description}`}
+                onSubmit={(event) => {
+                  event.preventDefault()
+                  const description = renaming.text.trim()
+                  setRenaming(null)
+                  if (description !== "" && description !== item.description)
+                    items(heartbeat.tasks.map((t) => (t.id === item.id ? { ...t, description } : t)))
+                }}
+              >
+                <label>
+                  Description
+                  <input
+                    value={renaming.text}
+                    onChange={(event) => setRenaming({ id: item.id, text: event.target.value })}
+                  />
+                </label>
+                <button type="submit">Save</button>
+                <button type="button" onClick={() => setRenaming(null)}>
+                  Cancel
+                </button>
+              </form>
+            ) : (
+              <button
+                type="button"
+                aria-label={`Edit ${item.description}`}
+                onClick={() => setRenaming({ id: item.id, text: item.description })}
+              >
+                Edit
+              </button>
+            )}
             <button
               type="button"
               className="danger"
@@ -334,9 +370,14 @@ function HeartbeatCard({
 /** Scheduled tasks and the heartbeat. */
 export function Schedule() {
   const { data, error, act, reload } = useLoad(() =>
-    Promise.all([client.schedule.list(), client.schedule.destinations(), client.schedule.heartbeat()]),
+    Promise.all([
+      client.schedule.list(),
+      client.schedule.destinations(),
+      client.schedule.heartbeat(),
+      client.config.get(),
+    ]),
   )
-  const [list, destinations, heartbeat] = data ?? [undefined, [], undefined]
+  const [list, destinations, heartbeat, config] = data ?? [undefined, [], undefined, undefined]
   const [editing, setEditing] = useState<string | null>(null)
   return (
     <section className="page" aria-labelledby="schedule-title">
@@ -371,6 +412,7 @@ export function Schedule() {
         <HeartbeatCard
           key={`${heartbeat.cron} ${JSON.stringify(heartbeat.activeHours)} ${heartbeat.destination}`}
           heartbeat={heartbeat}
+          timeZone={config?.timezone ?? "UTC"}
           destinations={destinations}
           act={act}
         />
