@@ -1,6 +1,7 @@
 import type { McpServer, Plugin } from "@aide/client"
 import { type FormEvent, useEffect, useId, useState } from "react"
 import { client, errorText } from "./api.js"
+import { type ConfigField, pluginPatch } from "./pluginForm.js"
 import { useLoad } from "./useLoad.js"
 
 function ServerCard({
@@ -56,8 +57,6 @@ function ServerCard({
   )
 }
 
-type ConfigField = Plugin["configFields"][number]
-
 /** One field of a plugin's settings form, by its declared type. */
 function FieldInput({ field, value }: { readonly field: ConfigField; readonly value: unknown }) {
   const shown = value === undefined || value === null ? "" : String(value)
@@ -103,18 +102,6 @@ function FieldInput({ field, value }: { readonly field: ConfigField; readonly va
     </label>
   )
 }
-
-/** The form's values as `plugins.<id>`: an emptied field is cleared (null), a password left redacted is kept. */
-export const pluginPatch = (fields: ReadonlyArray<ConfigField>, form: FormData): Record<string, unknown> =>
-  Object.fromEntries(
-    fields.map((field) => {
-      const raw = form.get(field.key)
-      if (field.type === "boolean") return [field.key, raw === "on"]
-      const text = typeof raw === "string" ? raw : ""
-      if (text === "") return [field.key, null]
-      return [field.key, field.type === "number" ? Number(text) : text]
-    }),
-  )
 
 function PluginCard({ plugin, act }: { readonly plugin: Plugin; readonly act: (a: () => Promise<unknown>) => void }) {
   const titleId = useId()

@@ -320,7 +320,8 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await checklist.getByRole("button", { name: "Edit Check the calendar" }).click()
     await checklist.getByLabel("Description").fill("Check the calendar and the mail")
     await checklist.getByRole("button", { name: "Save" }).click()
-    await checklist.getByRole("checkbox", { name: "Check the calendar and the mail" }).uncheck()
+    // A controlled box: it shows the stored state once the PATCH is answered (no optimistic flip).
+    await checklist.getByRole("checkbox", { name: "Check the calendar and the mail" }).click()
     await expect
       .poll(async () => (await api("/api/schedule/heartbeat")).body.tasks)
       .toEqual([{ id: beat.body.tasks[0].id, description: "Check the calendar and the mail", enabled: false }])
