@@ -35,11 +35,14 @@ const localInput = (iso: string) => {
 /** Creates a task, or edits `task` (PATCH of every field, `null` clearing what was emptied). */
 function TaskEditor({
   task,
+  defaultZone,
   onSaved,
   onCancel,
   destinations,
 }: {
   readonly task?: ScheduledTask
+  /** The config time zone, which a task without its own is read in. */
+  readonly defaultZone: string
   readonly onSaved: () => void
   readonly onCancel?: () => void
   readonly destinations: ReadonlyArray<string>
@@ -47,7 +50,9 @@ function TaskEditor({
   const titleId = useId()
   const [kind, setKind] = useState<"cron" | "once">(task && !task.cron ? "once" : "cron")
   const [cron, setCron] = useState(task?.cron ?? "0 9 * * 1-5")
-  const [timeZone, setTimeZone] = useState(task?.timezone ?? localZone)
+  // A new task gets the browser's zone; an edited one keeps its own, or none (the config's).
+  const [timeZone, setTimeZone] = useState(task ? (task.timezone ?? "") : localZone)
+  const zone = timeZone.trim()
   const [error, setError] = useState<string | null>(null)
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -63,7 +68,7 @@ function TaskEditor({
         await client.schedule.update(task.id, {
           name,
           prompt,
-          timezone: timeZone,
+          timezone: zone === "" ? null : zone,
           ...(kind === "cron"
             ? { cron, runAt: null, maxRuns: maxRuns > 0 ? maxRuns : null }
             : { cron: null, runAt: new Date(runAt).toISOString(), maxRuns: null }),
@@ -73,7 +78,7 @@ function TaskEditor({
         const input: ScheduledTaskInput = {
           name,
           prompt,
-          timezone: timeZone,
+          ...(zone === "" ? {} : { timezone: zone }),
           ...(kind === "cron" ? { cron } : { runAt: new Date(runAt).toISOString() }),
           ...(kind === "cron" && maxRuns > 0 ? { maxRuns } : {}),
           ...(destination === "" ? {} : { destination }),
@@ -113,7 +118,7 @@ function TaskEditor({
             Cron expression
             <input value={cron} onChange={(event) => setCron(event.target.value)} spellCheck={false} />
           </label>
-          <CronPreview cron={cron} timeZone={timeZone} />
+          <CronPreview cron={cron} timeZone={zone === "" ? defaultZone : zone} />
           <label>
             Max runs (empty: no limit)
             <input name="maxRuns" type="number" min={1} defaultValue={task?.maxRuns ?? undefined} />
@@ -133,7 +138,11 @@ function TaskEditor({
       )}
       <label>
         Time zone
-        <input value={timeZone} onChange={(event) => setTimeZone(event.target.value)} />
+        <input
+          value={timeZone}
+          placeholder={`${defaultZone} (the configured zone)`}
+          onChange={(event) => setTimeZone(event.target.value)}
+        />
       </label>
       <label>
         Destination
@@ -176,8 +185,10 @@ function TaskRow({
     <li className="card">
       <h3>{task.name}</h3>
       <p className="muted">
-        {task.cron ? `${describeCron(task.cron)} (${task.cron})` : `Once at ${task.runAt}`} ·{" "}
-        {task.timezone ?? "default zone"}
+        {task.cron
+          ? `${describeCron(task.cron)} (${task.cron})`
+          : `Once at ${task.runAt ? new Date(task.runAt).toLocaleString() : "?"}`}{" "}
+        · {task.timezone ?? "the configured zone"}
         {task.maxRuns ? ` · at most ${task.maxRuns} runs` : ""} · {task.destination ?? "no destination"}
       </p>
       <p>{task.prompt}</p>
@@ -394,6 +405,7 @@ export function Schedule() {
             <li key={task.id}>
               <TaskEditor
                 task={task}
+                defaultZone={config?.timezone ?? "UTC"}
                 destinations={destinations}
                 onCancel={() => setEditing(null)}
                 onSaved={() => {
@@ -407,7 +419,7 @@ export function Schedule() {
           ),
         )}
       </ul>
-      {data && <TaskEditor onSaved={reload} destinations={destinations} />}
+      {data && <TaskEditor onSaved={reload} destinations={destinations} defaultZone={config?.timezone ?? "UTC"} />}
       {heartbeat && (
         <HeartbeatCard
           key={`${heartbeat.cron} ${JSON.stringify(heartbeat.activeHours)} ${heartbeat.destination}`}

@@ -303,6 +303,23 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     const stored = await api(`/api/schedule/${created.body.id}`)
     expect(stored.body).toMatchObject({ cron: "30 18 * * *", maxRuns: 4, timezone: "UTC", name: "Weekly review" })
     expect(new Date(stored.body.nextRun).toISOString()).toMatch(/T18:30:00/)
+    // Edited again: one time, tomorrow; no zone of its own, no destination (both cleared).
+    await page.getByRole("button", { name: "Edit Weekly review" }).click()
+    await editor.getByRole("radio", { name: "Once" }).check()
+    const tomorrow = await page.evaluate(() => {
+      const at = new Date(Date.now() + 86_400_000)
+      const pad = (n: number) => String(n).padStart(2, "0")
+      return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T10:00:00`
+    })
+    await editor.getByLabel("Date and time").fill(tomorrow)
+    await editor.getByLabel("Time zone").fill("")
+    await editor.getByLabel("Destination").selectOption("")
+    await editor.getByRole("button", { name: "Save task" }).click()
+    await page.getByText("Once at", { exact: false }).waitFor()
+    const once = await api(`/api/schedule/${created.body.id}`)
+    // Cleared fields: absent (or null) in the answer.
+    for (const field of ["cron", "maxRuns", "timezone", "destination"]) expect(once.body[field] ?? null).toBeNull()
+    expect(new Date(once.body.runAt).getTime() - Date.now()).toBeGreaterThan(3_600_000)
 
     const heartbeat = page.getByRole("region", { name: "Heartbeat" })
     await heartbeat.getByLabel("Only during active hours").check()
