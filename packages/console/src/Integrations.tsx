@@ -1,6 +1,7 @@
 import type { McpServer, Plugin } from "@aide/client"
-import { type FormEvent, useEffect, useState } from "react"
+import { type FormEvent, useEffect, useId, useState } from "react"
 import { client, errorText } from "./api.js"
+import { type ConfigField, pluginPatch } from "./pluginForm.js"
 import { useLoad } from "./useLoad.js"
 
 function ServerCard({
@@ -56,34 +57,100 @@ function ServerCard({
   )
 }
 
+/** One field of a plugin's settings form, by its declared type. */
+function FieldInput({ field, value }: { readonly field: ConfigField; readonly value: unknown }) {
+  const shown = value === undefined || value === null ? "" : String(value)
+  const hint = field.description ? <span className="muted">{field.description}</span> : null
+  if (field.type === "boolean")
+    return (
+      <label className="inline">
+        <input name={field.key} type="checkbox" defaultChecked={value === true} />
+        {field.label}
+        {hint}
+      </label>
+    )
+  if (field.type === "enum")
+    return (
+      <label>
+        {field.label}
+        <select name={field.key} defaultValue={shown} required={field.required === true}>
+          {(field.required !== true || shown === "") && (
+            <option value="">{field.required ? "Choose…" : "Not set"}</option>
+          )}
+          {(field.options ?? []).map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label ?? option.value}
+            </option>
+          ))}
+        </select>
+        {hint}
+      </label>
+    )
+  return (
+    <label>
+      {field.label}
+      <input
+        name={field.key}
+        type={field.type === "number" ? "number" : field.type === "password" ? "password" : "text"}
+        step={field.type === "number" ? "any" : undefined}
+        autoComplete={field.type === "password" ? "off" : undefined}
+        defaultValue={shown}
+        placeholder={field.placeholder}
+        required={field.required === true}
+      />
+      {hint}
+    </label>
+  )
+}
+
 function PluginCard({ plugin, act }: { readonly plugin: Plugin; readonly act: (a: () => Promise<unknown>) => void }) {
+  const titleId = useId()
+  const [status, setStatus] = useState<string | null>(null)
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    const form = new FormData(event.currentTarget)
-    const config: Record<string, unknown> = {}
-    for (const field of plugin.configFields as ReadonlyArray<Record<string, any>>) {
-      const raw = form.get(field.key)
-      config[field.key] = field.type === "boolean" ? raw === "on" : field.type === "number" ? Number(raw) : raw
-    }
-    act(() => client.config.patch({ plugins: { [plugin.id]: { config } } } as never))
+    const values = pluginPatch(plugin.configFields, new FormData(event.currentTarget))
+    setStatus(null)
+    act(async () => {
+      await client.config.patch({ plugins: { [plugin.id]: values } } as never)
+      setStatus("Settings saved")
+    })
   }
-  const alerts = Object.values(plugin.provides).flatMap((p: any) => (p?.alerts ?? []) as Array<{ message?: string }>)
+  const alerts = [
+    ...(plugin.provides.tools?.alerts ?? []),
+    ...(plugin.provides.agents?.alerts ?? []),
+  ] as ReadonlyArray<{ level?: string; message?: string }>
   return (
-    <li className="card">
-      <h3>{plugin.name}</h3>
+    <li className="card" aria-labelledby={titleId}>
+      <h3 id={titleId}>{plugin.name}</h3>
       {plugin.description && <p>{plugin.description}</p>}
-      <ul className="env" aria-label="Environment">
-        {plugin.envVars.map((v) => (
-          <li key={v.name}>
-            <code>{v.name}</code> {v.configured ? "✓ set" : v.required ? "✗ missing (required)" : "not set"}
-          </li>
-        ))}
-      </ul>
-      {alerts.map((alert, i) => (
-        <p key={i} className="error">
-          {alert.message ?? JSON.stringify(alert)}
-        </p>
-      ))}
+      {plugin.envVars.length > 0 && (
+        <ul className="env" aria-label="Environment">
+          {plugin.envVars.map((v) => (
+            <li key={v.name}>
+              <code>{v.name}</code> {v.configured ? "✓ set" : v.required ? "✗ missing (required)" : "not set"}
+            </li>
+          ))}
+        </ul>
+      )}
+      {alerts.length > 0 && (
+        <ul className="alerts" aria-label="Alerts">
+          {alerts.map((alert, i) => (
+            <li key={i} className={alert.level === "info" ? "muted" : "error"}>
+              {alert.level ? `${alert.level}: ` : ""}
+              {alert.message ?? JSON.stringify(alert)}
+            </li>
+          ))}
+        </ul>
+      )}
+      {plugin.validationErrors.length > 0 && (
+        <ul className="alerts" aria-label="Problems">
+          {plugin.validationErrors.map((problem) => (
+            <li key={problem} className="error">
+              {problem}
+            </li>
+          ))}
+        </ul>
+      )}
       <label className="inline">
         <input
           type="checkbox"
@@ -95,29 +162,17 @@ function PluginCard({ plugin, act }: { readonly plugin: Plugin; readonly act: (a
         Enabled
       </label>
       {plugin.configFields.length > 0 && (
-        <form className="form" onSubmit={submit}>
-          {(plugin.configFields as ReadonlyArray<Record<string, any>>).map((field) => (
-            // biome-ignore lint/a11y/noLabelWithoutControl: the input is inside, in either branch
-            <label key={field.key} className={field.type === "boolean" ? "inline" : ""}>
-              {field.type === "boolean" ? (
-                <input
-                  name={field.key}
-                  type="checkbox"
-                  defaultChecked={Boolean(plugin.config[field.key] ?? field.default)}
-                />
-              ) : null}
-              {field.label ?? field.key}
-              {field.type !== "boolean" && (
-                <input
-                  name={field.key}
-                  type={field.type === "number" ? "number" : field.type === "password" ? "password" : "text"}
-                  defaultValue={String(plugin.config[field.key] ?? field.default ?? "")}
-                  required={Boolean(field.required)}
-                />
-              )}
-            </label>
+        <form
+          className="form"
+          onSubmit={submit}
+          aria-label={`${plugin.name} settings`}
+          key={JSON.stringify(plugin.config)}
+        >
+          {plugin.configFields.map((field) => (
+            <FieldInput key={field.key} field={field} value={plugin.config[field.key]} />
           ))}
           <button type="submit">Save settings</button>
+          {status && <output>{status}</output>}
         </form>
       )}
     </li>

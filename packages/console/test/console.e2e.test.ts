@@ -1,10 +1,11 @@
-import { readFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { TitleGenerator } from "@aide/kernel"
+import { AppConfig, Inbox, TitleGenerator } from "@aide/kernel"
 import { FakeModelServer } from "@aide/testing"
 import { mcpStdioServerPath } from "@aide/testing/fixtures"
+import { Effect } from "effect"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { type JsonResponse, password, request, startServer, type TestServer } from "../../server/test/support/server.js"
@@ -16,6 +17,34 @@ if (executablePath === undefined)
   console.warn("[console] no Chromium at /usr/bin/chromium (apt-get install chromium): the browser suite is skipped")
 
 const screenshots = join(consoleRoot, "..", "..", "docs", "screenshots")
+// A plugin folder on AIDE_PLUGINS_PATH: a settings form of every field type, a missing env var.
+const pluginsRoot = mkdtempSync(join(tmpdir(), "aide-console-plugins-"))
+mkdirSync(join(pluginsRoot, "weather"))
+writeFileSync(
+  join(pluginsRoot, "weather", "aide.plugin.json"),
+  JSON.stringify({
+    manifestVersion: 1,
+    id: "weather",
+    name: "Weather",
+    description: "Forecasts",
+    envVars: [{ name: "AIDE_CONSOLE_TEST_WEATHER_KEY", required: true }],
+    configFields: [
+      { key: "apiToken", label: "API token", type: "password", required: true },
+      {
+        key: "units",
+        label: "Units",
+        type: "enum",
+        options: [
+          { value: "metric", label: "Metric" },
+          { value: "imperial", label: "Imperial" },
+        ],
+      },
+      { key: "days", label: "Days ahead", type: "number" },
+      { key: "alerts", label: "Severe weather alerts", type: "boolean" },
+    ],
+    provides: { tools: [{ entry: "tools.js" }] },
+  }),
+)
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 /** axe-core in the page (evaluated through DevTools, which the page's CSP does not govern). */
@@ -58,6 +87,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     server = await startServer({
       consoleDir: consoleDist,
       env: { OPENAI_COMPATIBLE_BASE_URL: model.url },
+      pluginsPath: [pluginsRoot],
       kernel: { chat: { maxRetries: 0 }, titles: TitleGenerator.layerFallback, tools: probe.tools },
     })
     browser = await chromium.launch({ executablePath: executablePath!, args: chromiumArgs })
@@ -85,6 +115,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await browser?.close()
     await server?.close()
     await model?.close()
+    rmSync(pluginsRoot, { recursive: true, force: true })
   })
 
   it("first run: a browser opening / lands on the setup screen, sets the password and reaches the chat", async () => {
@@ -222,12 +253,13 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
 
   it("a scheduled task created in the UI fires into the inbox, and its thread opens from there", async () => {
     await section("Schedule").click()
-    await page.getByLabel("Name").fill("Morning brief")
-    await page.getByLabel("Prompt").fill("Brief me")
-    const cron = page.getByLabel("Cron expression")
+    const editor = page.getByRole("form", { name: "New task" })
+    await editor.getByLabel("Name").fill("Morning brief")
+    await editor.getByLabel("Prompt").fill("Brief me")
+    const cron = editor.getByLabel("Cron expression")
     await cron.fill("0 9 * * 1-5")
-    await page.getByText("At 09:00, Monday through Friday").waitFor()
-    expect(await page.getByRole("list", { name: "Next runs" }).getByRole("listitem").count()).toBe(3)
+    await editor.getByText("At 09:00, Monday through Friday").waitFor()
+    expect(await editor.getByRole("list", { name: "Next runs" }).getByRole("listitem").count()).toBe(3)
     await shot("schedule")
     expect(await seriousViolations(page)).toEqual([])
     // A one-time task a few seconds ahead (the browser's local time, to the second).
@@ -248,6 +280,74 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     expect(await seriousViolations(page)).toEqual([])
     await page.getByRole("button", { name: "Open thread" }).click()
     await page.locator(".message.assistant", { hasText: "Your brief: all quiet." }).waitFor()
+  })
+
+  it("edits a task in the same editor (a new cron, its next runs, stored), and the heartbeat's hours and checklist", async () => {
+    const created = await api("/api/schedule", {
+      method: "POST",
+      body: { name: "Weekly review", prompt: "Review the week", cron: "0 9 * * 1", timezone: "UTC" },
+    })
+    expect(created.status).toBe(201)
+    await section("Chat").click()
+    await section("Schedule").click()
+    await page.getByRole("button", { name: "Edit Weekly review" }).click()
+    const editor = page.getByRole("form", { name: "Edit Weekly review" })
+    expect(await editor.getByLabel("Prompt").inputValue()).toBe("Review the week")
+    await editor.getByLabel("Cron expression").fill("30 18 * * *")
+    await expect
+      .poll(() => editor.getByRole("list", { name: "Next runs" }).getByRole("listitem").allTextContents())
+      .toEqual([expect.stringContaining("18:30"), expect.stringContaining("18:30"), expect.stringContaining("18:30")])
+    await editor.getByLabel("Max runs (empty: no limit)").fill("4")
+    await editor.screenshot({ path: join(screenshots, "task-edit.png") })
+    await editor.getByRole("button", { name: "Save task" }).click()
+    await page.getByText("(30 18 * * *)").waitFor()
+    const stored = await api(`/api/schedule/${created.body.id}`)
+    expect(stored.body).toMatchObject({ cron: "30 18 * * *", maxRuns: 4, timezone: "UTC", name: "Weekly review" })
+    expect(new Date(stored.body.nextRun).toISOString()).toMatch(/T18:30:00/)
+    // Edited again: one time, tomorrow; no zone of its own, no destination (both cleared).
+    await page.getByRole("button", { name: "Edit Weekly review" }).click()
+    await editor.getByRole("radio", { name: "Once" }).check()
+    const tomorrow = await page.evaluate(() => {
+      const at = new Date(Date.now() + 86_400_000)
+      const pad = (n: number) => String(n).padStart(2, "0")
+      return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T10:00:00`
+    })
+    await editor.getByLabel("Date and time").fill(tomorrow)
+    await editor.getByLabel("Time zone").fill("")
+    await editor.getByLabel("Destination").selectOption("")
+    await editor.getByRole("button", { name: "Save task" }).click()
+    await page.getByText("Once at", { exact: false }).waitFor()
+    const once = await api(`/api/schedule/${created.body.id}`)
+    // Cleared fields: absent (or null) in the answer.
+    for (const field of ["cron", "maxRuns", "timezone", "destination"]) expect(once.body[field] ?? null).toBeNull()
+    expect(new Date(once.body.runAt).getTime() - Date.now()).toBeGreaterThan(3_600_000)
+
+    const heartbeat = page.getByRole("region", { name: "Heartbeat" })
+    await heartbeat.getByLabel("Only during active hours").check()
+    await heartbeat.getByLabel("From").fill("07:00")
+    await heartbeat.getByLabel("To", { exact: true }).fill("19:30")
+    await heartbeat.getByRole("button", { name: "Save heartbeat" }).click()
+    await heartbeat.getByText("Active hours 07:00–19:30").waitFor()
+    await heartbeat.getByLabel("New checklist item").fill("Check the calendar")
+    await heartbeat.getByRole("button", { name: "Add item" }).click()
+    await heartbeat.getByRole("list", { name: "Checklist" }).getByText("Check the calendar").waitFor()
+    const beat = await api("/api/schedule/heartbeat")
+    expect(beat.body.activeHours).toEqual({ start: "07:00", end: "19:30" })
+    expect(beat.body.tasks).toEqual([expect.objectContaining({ description: "Check the calendar", enabled: true })])
+    const checklist = heartbeat.getByRole("list", { name: "Checklist" })
+    await checklist.getByRole("button", { name: "Edit Check the calendar" }).click()
+    await checklist.getByLabel("Description").fill("Check the calendar and the mail")
+    await checklist.getByRole("button", { name: "Save" }).click()
+    // A controlled box: it shows the stored state once the PATCH is answered (no optimistic flip).
+    await checklist.getByRole("checkbox", { name: "Check the calendar and the mail" }).click()
+    await expect
+      .poll(async () => (await api("/api/schedule/heartbeat")).body.tasks)
+      .toEqual([{ id: beat.body.tasks[0].id, description: "Check the calendar and the mail", enabled: false }])
+    await checklist.getByRole("button", { name: "Remove Check the calendar and the mail" }).click()
+    await expect.poll(async () => (await api("/api/schedule/heartbeat")).body.tasks).toEqual([])
+    expect(await seriousViolations(page)).toEqual([])
+    await page.getByRole("button", { name: "Delete Weekly review" }).click()
+    await expect.poll(() => page.getByRole("heading", { name: "Weekly review" }).count()).toBe(0)
   })
 
   it("edits working memory", async () => {
@@ -281,6 +381,81 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     // What the model was told: the MCP server's answer.
     const toolMessage = model.requests.at(-1)?.body.messages.find((message) => message.role === "tool")
     expect(JSON.stringify(toolMessage?.content)).toContain("5")
+  })
+
+  it("a plugin's settings form: a select for an enum, a checkbox, a number, a redacted password; env status and alerts", async () => {
+    await section("Chat").click()
+    await section("Tools").click()
+    const form = page.getByRole("form", { name: "Weather settings" })
+    const card = page.locator("li.card", { has: form })
+    await card.getByRole("list", { name: "Environment" }).getByText("✗ missing (required)").waitFor()
+    await card.getByRole("list", { name: "Alerts" }).getByText("Not loaded", { exact: false }).waitFor()
+    await card.getByText("plugins.weather.apiToken: required").waitFor()
+    const units = form.getByRole("combobox", { name: "Units" })
+    expect(await units.locator("option").allTextContents()).toEqual(["Not set", "Metric", "Imperial"])
+    expect(await form.getByRole("spinbutton", { name: "Days ahead" }).count()).toBe(1)
+    const token = form.getByLabel("API token")
+    expect(await token.getAttribute("type")).toBe("password")
+    await units.selectOption("imperial")
+    await token.fill("s3cret-token")
+    await form.getByRole("checkbox", { name: "Severe weather alerts" }).check()
+    await form.getByRole("button", { name: "Save settings" }).click()
+    await form.getByText("Settings saved").waitFor()
+    await card.screenshot({ path: join(screenshots, "plugin-settings.png") })
+    // Shown redacted, stored as typed.
+    await expect.poll(() => form.getByLabel("API token").inputValue()).toBe("••••••")
+    expect(await form.getByRole("combobox", { name: "Units" }).inputValue()).toBe("imperial")
+    const plugins = await api("/api/plugins")
+    const weather = plugins.body.plugins.find((plugin: { id: string }) => plugin.id === "weather")
+    expect(weather).toMatchObject({
+      config: { apiToken: "••••••", units: "imperial", alerts: true },
+      validationErrors: ["environment variable AIDE_CONSOLE_TEST_WEATHER_KEY is required and not set"],
+    })
+    await expect.poll(() => card.getByText("plugins.weather.apiToken: required").count()).toBe(0)
+    const stored = await server.run(
+      Effect.map(
+        Effect.flatMap(AppConfig.AppConfig, (config) => config.get),
+        (config) => config.plugins.weather,
+      ),
+    )
+    expect(stored).toMatchObject({ apiToken: "s3cret-token", units: "imperial" })
+    // Saving again with the redacted value keeps the secret.
+    await form.getByRole("spinbutton", { name: "Days ahead" }).fill("3")
+    await form.getByRole("button", { name: "Save settings" }).click()
+    await expect.poll(async () => (await api("/api/config")).body.plugins.weather.days).toBe(3)
+    expect(JSON.stringify((await api("/api/config")).body)).not.toContain("s3cret-token")
+    expect(await seriousViolations(page)).toEqual([])
+  })
+
+  it("inbox actions: mark read and unread, archive (and find it under Archived), delete", async () => {
+    const seed = (subject: string) =>
+      server.run(
+        Effect.flatMap(Inbox.Inbox, (inbox) => inbox.create({ subject, body: `About ${subject}`, destination: "web" })),
+      )
+    const disk = await seed("Disk almost full")
+    const digest = await seed("Weekly digest")
+    const message = async (id: string) => (await api(`/api/inbox/${id}`)).body
+    await section("Chat").click()
+    await section("Inbox").click()
+    const card = (subject: string) => page.locator("li.card", { hasText: subject })
+    const badge = section("Inbox").locator(".badge")
+    await expect.poll(() => badge.textContent()).toBe("2 unread")
+    await card("Disk almost full").getByRole("button", { name: "Mark read" }).click()
+    await card("Disk almost full").getByRole("button", { name: "Mark unread" }).waitFor()
+    expect((await message(disk.id)).read).toBe(true)
+    await expect.poll(() => badge.textContent()).toBe("1 unread")
+    await card("Disk almost full").getByRole("button", { name: "Mark unread" }).click()
+    await card("Disk almost full").getByRole("button", { name: "Mark read" }).waitFor()
+    expect((await message(disk.id)).read).toBe(false)
+    await card("Disk almost full").getByRole("button", { name: "Archive" }).click()
+    await expect.poll(() => card("Disk almost full").count()).toBe(0)
+    expect((await message(disk.id)).archivedAt).not.toBeNull()
+    await page.getByRole("checkbox", { name: "Archived" }).check()
+    await card("Disk almost full").getByRole("button", { name: "Unarchive" }).waitFor()
+    await page.getByRole("checkbox", { name: "Archived" }).uncheck()
+    await card("Weekly digest").getByRole("button", { name: "Delete" }).click()
+    await expect.poll(() => card("Weekly digest").count()).toBe(0)
+    expect((await api(`/api/inbox/${digest.id}`)).status).toBe(404)
   })
 
   it("revokes another session, then this one: back to the login screen", async () => {
@@ -317,6 +492,31 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await expect.poll(() => threads.getByRole("link", { name: "Tick for ever" }).count()).toBe(0)
     const list = await api("/api/threads?perPage=false")
     expect(list.body.threads.map((thread: { title: string }) => thread.title)).not.toContain("Tick for ever")
+  })
+
+  // Last of the tests that use the suite's API session: the password changes here.
+  it("changes the password (the new one signs in), and signs out everywhere", async () => {
+    const newPassword = "a-new-password-42"
+    await section("Settings").click()
+    await page.getByLabel("Current password").fill("not-the-password")
+    await page.getByLabel("New password").fill(newPassword)
+    await page.getByRole("button", { name: "Change password" }).click()
+    await page.getByRole("form", { name: "Change password" }).getByRole("alert").waitFor()
+    await page.getByLabel("Current password").fill(password)
+    await page.getByLabel("New password").fill(newPassword)
+    await page.getByRole("button", { name: "Change password" }).click()
+    await page.getByText("Password changed").waitFor()
+    expect(await page.getByLabel("Current password").inputValue()).toBe("")
+    // The console kept its session (change-password answers a new token pair).
+    await page.reload()
+    await page.getByRole("heading", { name: "Settings" }).waitFor()
+    await page.getByRole("button", { name: "Sign out everywhere" }).click()
+    await page.getByRole("button", { name: "Sign in" }).waitFor()
+    await page.getByLabel("Password").fill(newPassword)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Settings" }).waitFor()
+    await section("Chat").click()
+    await page.getByRole("textbox", { name: "Message" }).waitFor()
   })
 
   it("fits a phone screen and has a dark theme", async () => {
