@@ -322,8 +322,14 @@ describe.each(dialects)("observational memory (%s)", (dialect) => {
         const next = textMessage("user", "and then?")
         yield* saveTurn("src", [first, answer, next])
         yield* afterTurn("src")
+        // Observed, not merely "nothing pending yet" (the turn is counted in the background).
+        const memory = yield* Memory.Memory
         yield* until(
-          Effect.map(record, (r) => r.pendingMessageTokens === 0),
+          Effect.zipWith(
+            record,
+            memory.observations(),
+            (r, text) => r.pendingMessageTokens === 0 && text === observedLog,
+          ),
           "observed",
         )
         const threads = yield* Threads
@@ -331,7 +337,6 @@ describe.each(dialects)("observational memory (%s)", (dialect) => {
         yield* afterTurn(fork.thread.id)
         yield* Effect.sleep("100 millis")
         expect((yield* record).pendingMessageTokens).toBe(0)
-        const memory = yield* Memory.Memory
         const history = yield* threads.messages(fork.thread.id)
         const fresh = textMessage("user", "new")
         const context = yield* memory.contextFor(fork.thread.id, [...history, fresh])
