@@ -3,8 +3,7 @@
  * screen. Skipped with a notice where tmux is missing (CI installs it, see .ci/run).
  */
 import { execFileSync, spawnSync } from "node:child_process"
-import { ToolRegistry } from "@aide/kernel"
-import { Effect } from "effect"
+import { approvalProbe } from "@aide/testing/fixtures"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ChatTestServer, eventually, startChatServer } from "../../server/test/support/chat.js"
 import { password, startServer } from "../../server/test/support/server.js"
@@ -12,29 +11,6 @@ import { aide, bin, cliEnv, home } from "./support/cli.js"
 
 const hasTmux = spawnSync("tmux", ["-V"]).status === 0
 if (!hasTmux) console.warn("[cli] tmux is not installed: the terminal tests of aide chat are skipped")
-
-/** A tool that needs approval; the test counts its runs. */
-const probe = () => {
-  const executions: Array<unknown> = []
-  const tools = ToolRegistry.source({
-    id: "probe",
-    kind: "plugin",
-    tools: Effect.sync(() => [
-      {
-        name: "delete_file",
-        description: "Deletes a file",
-        inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-        requireApproval: true,
-        execute: (input: unknown) =>
-          Effect.sync(() => {
-            executions.push(input)
-            return { deleted: (input as { path: string }).path }
-          }),
-      },
-    ]),
-  })
-  return { executions, tools }
-}
 
 /**
  * This suite's own tmux server (its own socket), kept up by a session that outlives the tests:
@@ -130,7 +106,7 @@ describe.skipIf(!hasTmux)("aide setup in a terminal", () => {
 
 describe.skipIf(!hasTmux)("aide chat in a terminal", () => {
   let server: ChatTestServer
-  const tool = probe()
+  const tool = approvalProbe()
   const user = home()
   let env: Record<string, string>
   beforeAll(async () => {

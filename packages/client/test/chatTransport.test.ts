@@ -1,29 +1,11 @@
 import { aideChatTransport, createAideClient } from "@aide/client"
-import { ToolRegistry } from "@aide/kernel"
+import { approvalProbe } from "@aide/testing/fixtures"
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai"
-import { Effect } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { NodeChat } from "./nodeChat.js"
 import { type ChatTestServer, startWithClient } from "./support.js"
 
-const executions: Array<unknown> = []
-const probe = ToolRegistry.source({
-  id: "probe",
-  kind: "plugin",
-  tools: Effect.sync(() => [
-    {
-      name: "delete_file",
-      description: "Deletes a file",
-      inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-      requireApproval: true,
-      execute: (input: unknown) =>
-        Effect.sync(() => {
-          executions.push(input)
-          return { deleted: (input as { path: string }).path }
-        }),
-    },
-  ]),
-})
+const { executions, tools: probe } = approvalProbe()
 
 const textOf = (message: UIMessage | undefined) =>
   (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("")

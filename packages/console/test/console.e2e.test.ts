@@ -4,12 +4,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AppConfig, Inbox, TitleGenerator } from "@aide/kernel"
 import { FakeModelServer } from "@aide/testing"
-import { mcpStdioServerPath } from "@aide/testing/fixtures"
+import { approvalProbe, mcpStdioServerPath } from "@aide/testing/fixtures"
 import { Effect } from "effect"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { type JsonResponse, password, request, startServer, type TestServer } from "../../server/test/support/server.js"
-import { probeTool } from "./probeTool.js"
 import { chromiumArgs, chromiumPath, consoleDist, consoleRoot, ensureBuilt } from "./support.js"
 
 const executablePath = chromiumPath()
@@ -63,7 +62,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
   let model: FakeModelServer
   let browser: Browser
   let page: Page
-  const probe = probeTool()
+  const probe = approvalProbe()
   const cspErrors: Array<string> = []
   // The suite's own API session (logins are rate-limited: one, renewed only when revoked).
   let apiToken: string | undefined
