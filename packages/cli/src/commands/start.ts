@@ -1,23 +1,13 @@
-import { spawn } from "node:child_process"
-import { existsSync, readdirSync, statSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { stripVTControlCharacters } from "node:util"
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
 import { Failure, progress } from "../Output.js"
 import { serverRoot, workspaceRoot } from "../Paths.js"
 import { buildConsoleWhenStale } from "./ConsoleBuild.js"
-
-const newest = (path: string): number => {
-  if (!existsSync(path)) return 0
-  const stat = statSync(path)
-  if (!stat.isDirectory()) return stat.mtimeMs
-  let latest = 0
-  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)))
-  return latest
-}
+import { isStale, runBuild } from "./StaleBuild.js"
 
 /**
  * Builds the server's process bundle when it is missing or older than its sources: only the
@@ -35,34 +25,22 @@ const buildWhenStale = async (root: string) => {
   ]
   // An installed package (no build config beside its sources) runs the bundle it was published with.
   if (!existsSync(join(root, "tsup.config.ts"))) return bundle
-  const stale = !existsSync(bundle) || sources.some((path) => newest(path) > statSync(bundle).mtimeMs)
-  if (!stale) return bundle
+  if (!isStale(bundle, sources)) return bundle
   const step = progress("building the server bundle (once, after each change of the sources)")
   const tsup = join(
     dirname(createRequire(join(root, "package.json")).resolve("tsup/package.json")),
     "dist",
     "cli-default.js",
   )
-  const output: Array<Buffer> = []
-  const status = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, [tsup], {
-      cwd: root,
-      env: { ...process.env, AIDE_BUILD: "runtime" },
-      stdio: ["ignore", "pipe", "pipe"],
-    })
-    // tsup's steps ("Build start", "Build success") are the progress shown; its file list only on failure.
-    const onData = (chunk: Buffer) => {
-      output.push(chunk)
-      for (const line of chunk.toString("utf8").split("\n"))
-        if (/Build (start|success)/.test(line)) step.update(stripVTControlCharacters(line).trim())
-    }
-    child.stdout.on("data", onData)
-    child.stderr.on("data", onData)
-    child.on("close", resolve)
+  // tsup's steps ("Build start", "Build success") are the progress shown; its file list only on failure.
+  const { status, output } = await runBuild(step, tsup, [], {
+    cwd: root,
+    env: { ...process.env, AIDE_BUILD: "runtime" },
+    steps: /Build (start|success)/,
   })
   if (status !== 0) {
     step.fail("the server build failed")
-    process.stderr.write(Buffer.concat(output))
+    process.stderr.write(output)
     throw new Failure("the build failed (output above)")
   }
   step.done("built the server bundle; starting")
