@@ -6,22 +6,21 @@ import { Schema } from "effect"
  * these Schemas before the kernel trusts it.
  */
 
+const bounded = (max: number) => Schema.String.pipe(Schema.maxLength(max))
+
 /** Where a webhook's secret is read: one of the plugin's config fields, or a declared env var. */
-export const SecretSource = Schema.Union(
-  Schema.Struct({ config: Schema.String }),
-  Schema.Struct({ env: Schema.String }),
-)
+export const SecretSource = Schema.Union(Schema.Struct({ config: bounded(200) }), Schema.Struct({ env: bounded(200) }))
 export type SecretSource = typeof SecretSource.Type
 
 /** How a webhook request is checked before the channel sees it (`@aide/plugin` `WebhookVerification`). */
 export const WebhookVerification = Schema.Union(
-  Schema.Struct({ kind: Schema.Literal("token"), header: Schema.String, secret: SecretSource }),
+  Schema.Struct({ kind: Schema.Literal("token"), header: bounded(200), secret: SecretSource }),
   Schema.Struct({
     kind: Schema.Literal("hmac-sha256"),
-    header: Schema.String,
+    header: bounded(200),
     secret: SecretSource,
     encoding: Schema.optional(Schema.Literal("hex", "base64")),
-    prefix: Schema.optional(Schema.String),
+    prefix: Schema.optional(bounded(100)),
   }),
 ).annotations({ identifier: "WebhookVerification" })
 export type WebhookVerification = typeof WebhookVerification.Type

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { WebhookVerification } from "../../channels/gateway/ChannelContract.js"
 
 /** The `init` answer of a plugin process, decoded and bounded before the host trusts it. */
 
@@ -23,19 +24,6 @@ export const AgentDescription = Schema.Struct({
   model: optional(Schema.Struct({ provider: text(100), model: text(200) })),
   useTools: optional(many(text(300), 200)),
 })
-
-const SecretSource = Schema.Union(Schema.Struct({ config: text(200) }), Schema.Struct({ env: text(200) }))
-
-export const WebhookVerification = Schema.Union(
-  Schema.Struct({ kind: Schema.Literal("token"), header: text(200), secret: SecretSource }),
-  Schema.Struct({
-    kind: Schema.Literal("hmac-sha256"),
-    header: text(200),
-    secret: SecretSource,
-    encoding: optional(Schema.Literal("hex", "base64")),
-    prefix: optional(text(100)),
-  }),
-)
 
 export const ChannelDescription = Schema.Struct({
   entry: text(1_000),
