@@ -112,6 +112,8 @@ describe.each(storageKinds)("GET /api/mcp-servers (%s)", (storage) => {
         expect(created.status).toBe(201)
         expect(created.body).toEqual({
           id: "added",
+          command: process.execPath,
+          args: [fixture],
           name: "added",
           type: "stdio",
           enabled: true,
@@ -144,9 +146,8 @@ describe.each(storageKinds)("GET /api/mcp-servers (%s)", (storage) => {
     })
 
     it.each([
-      ["no id", { command: "x" }, "id is required (a non-empty string)"],
-      ["an empty id", { id: "", command: "x" }, "id is required (a non-empty string)"],
-      ["a non-string id", { id: 7, command: "x" }, "id is required (a non-empty string)"],
+      ["an empty id", { id: "", command: "x" }, "id must be a non-empty string when given"],
+      ["a non-string id", { id: 7, command: "x" }, "id must be a non-empty string when given"],
       // The config keeps no server under it: refused, not a 500 "missing after creation".
       ["the id __proto__", { id: "__proto__", command: "x" }, 'id "__proto__" is reserved'],
       ["neither command nor url", { id: "n" }, "mcpServers.n: needs a command (stdio) or a url (http)"],

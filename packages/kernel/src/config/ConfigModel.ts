@@ -88,8 +88,8 @@ const EnvVarName = Schema.String.pipe(
   }),
 )
 
-/** SPEC "MCP server config": exactly one of `command` (stdio) or `url` (HTTP). */
-export const McpServerConfig = Schema.Struct({
+/** The fields of an MCP server's config, each optional (shared by the config and API answers). */
+export const McpServerConfigFields = {
   command: optional(NonEmptyString, "stdio: the program to run (exactly one of command and url)"),
   args: optional(Schema.Array(Schema.String), "stdio: its arguments"),
   url: optional(
@@ -115,7 +115,10 @@ export const McpServerConfig = Schema.Struct({
     ),
     "stdio: working directory, absolute or under ~/; default the home directory",
   ),
-})
+}
+
+/** SPEC "MCP server config": exactly one of `command` (stdio) or `url` (HTTP). */
+export const McpServerConfig = Schema.Struct(McpServerConfigFields)
   .annotations({ message: () => "must be an object" })
   .pipe(
     Schema.filter((server) => {

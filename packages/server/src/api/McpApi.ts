@@ -1,4 +1,4 @@
-import { McpRegistry, McpServerInput } from "@aide/kernel"
+import { ConfigModel, McpRegistry, McpServerInput } from "@aide/kernel"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BadRequest, Conflict } from "./ApiErrors.js"
@@ -6,6 +6,21 @@ import { Authentication } from "./Security.js"
 
 export const McpServerList = Schema.Struct({ servers: Schema.Array(McpRegistry.McpServerStatus) }).annotations({
   identifier: "McpServerList",
+})
+
+const {
+  name: _name,
+  enabled: _enabled,
+  requireApproval: _requireApproval,
+  ...configOnly
+} = ConfigModel.McpServerConfigFields
+
+/**
+ * `201` of `POST /api/mcp-servers`: `{ id, ...config }` as the reference answers (its client reads
+ * the id it did not send), plus the state `GET /api/mcp-servers` shows. Header values redacted.
+ */
+export const McpServerCreated = Schema.Struct({ ...McpRegistry.McpServerStatus.fields, ...configOnly }).annotations({
+  identifier: "McpServerCreated",
 })
 
 /** SPEC "MCP servers": the configured servers and their state (managed through PATCH /api/config). */
@@ -18,14 +33,15 @@ export class McpApi extends HttpApiGroup.make("mcp")
   .add(
     HttpApiEndpoint.post("create", "/api/mcp-servers")
       .setPayload(McpServerInput.NewMcpServer)
-      .addSuccess(McpRegistry.McpServerStatus, { status: 201 })
+      .addSuccess(McpServerCreated, { status: 201 })
       .addError(BadRequest.Wire)
       .addError(Conflict.Wire)
       .annotate(OpenApi.Summary, "Add an MCP server (convenience over PATCH /api/config)")
       .annotate(
         OpenApi.Description,
         "Not in SPEC: the same change as PATCH /api/config with { mcpServers: { <id>: config } }, " +
-          "refused with 409 when the id exists. Answers the server as GET /api/mcp-servers lists it " +
+          "refused with 409 when the id exists; without an id the server makes one (a UUID). Answers " +
+          "{ id, ...config } (header values redacted) with the state GET /api/mcp-servers lists " +
           "(tools: [] while it connects).",
       ),
   )

@@ -1,4 +1,5 @@
-import { AppConfig, McpRegistry } from "@aide/kernel"
+import { randomUUID } from "node:crypto"
+import { AppConfig, ConfigModel, McpRegistry } from "@aide/kernel"
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { AideApi } from "../api/AideApi.js"
@@ -16,9 +17,11 @@ export const layer = HttpApiBuilder.group(AideApi, "mcp", (handlers) =>
       .handle("list", () => Effect.map(registry.list, (servers) => ({ servers })))
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
-          const { id, ...server } = payload
+          const { id: given, ...server } = payload
+          // The reference's client sends no id: the server makes one, as the reference does.
+          const id = given ?? randomUUID()
           // Inside the config's write lock: two concurrent POSTs of one id cannot both succeed.
-          yield* config.modify((current) =>
+          const stored = yield* config.modify((current) =>
             Object.hasOwn(current.mcpServers, id)
               ? Effect.fail(new ServerExists({ id }))
               : Effect.succeed({ mcpServers: { [id]: server } }),
@@ -27,7 +30,8 @@ export const layer = HttpApiBuilder.group(AideApi, "mcp", (handlers) =>
           const created = servers.find((listed) => listed.id === id)
           // The list follows the config document, so the server is there.
           if (created === undefined) return yield* Effect.dieMessage(`MCP server ${id} missing after creation`)
-          return created
+          const saved = ConfigModel.redactSecrets(stored).mcpServers[id]
+          return { ...saved, ...created }
         }).pipe(
           Effect.catchTags({
             ServerExists: (error) => new Conflict({ error: `MCP server ${JSON.stringify(error.id)} already exists` }),
