@@ -462,15 +462,16 @@ describe("chat requests (validation, limits, model settings)", () => {
   })
 
   describe("POST /api/chat: a rejected attachment does not poison its thread (issue 9)", () => {
-    it("after a 500 for a file type the provider cannot take, the next message of the thread answers without it", async () => {
+    it("after a 415 for a file type the provider cannot take, the next message of the thread answers without it", async () => {
+      // Accepted by the server (a video), refused by this provider, which takes only images.
       const zip = {
         type: "file",
-        mediaType: "application/zip",
-        url: "data:application/zip;base64,UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==",
+        mediaType: "video/mp4",
+        url: "data:video/mp4;base64,UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==",
         filename: "archive.zip",
       }
       const first = await postChat(server, { parts: [{ type: "text", text: "Unpack this" }, zip] })
-      expect(first.status).toBe(500)
+      expect(first.status).toBe(415)
       const threadId = first.headers.get("x-thread-id")!
       await first.text()
 

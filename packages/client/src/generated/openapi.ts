@@ -435,7 +435,7 @@ export interface paths {
         put?: never;
         /**
          * Add an MCP server (convenience over PATCH /api/config)
-         * @description Not in SPEC: the same change as PATCH /api/config with { mcpServers: { <id>: config } }, refused with 409 when the id exists. Answers the server as GET /api/mcp-servers lists it (tools: [] while it connects).
+         * @description Not in SPEC: the same change as PATCH /api/config with { mcpServers: { <id>: config } }, refused with 409 when the id exists; without an id the server makes one (a UUID). Answers { id, ...config } (header values redacted) with the state GET /api/mcp-servers lists (tools: [] while it connects).
          */
         post: operations["mcp.create"];
         delete?: never;
@@ -607,6 +607,10 @@ export interface components {
             mediaType: string;
             url: string;
             filename?: string;
+        };
+        /** @description An attachment of a type the model cannot take */
+        Error415: {
+            error: string;
         };
         ApproveRequest: {
             /**
@@ -1333,13 +1337,13 @@ export interface components {
             error: string | null;
             authUrl?: string;
         };
-        /** @description id and the server's config (command/args/env/cwd for stdio, url/headers/oauth for HTTP, name, enabled, requireApproval): the same change as PATCH /api/config with { mcpServers: { <id>: config } } */
+        /** @description id (optional: a new UUID when absent) and the server's config (command/args/env/cwd for stdio, url/headers/oauth for HTTP, name, enabled, requireApproval): the same change as PATCH /api/config with { mcpServers: { <id>: config } } */
         NewMcpServer: {
             /**
              * minLength(1)
-             * @description The server's id: its key under mcpServers
+             * @description The server's id: its key under mcpServers; a new UUID when absent
              */
-            id: string;
+            id?: string;
             /** @description stdio: the program to run (exactly one of command and url) */
             command?: string | null;
             /** @description stdio: its arguments */
@@ -2437,6 +2441,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
+            /** @description An attachment of a type the model cannot take */
+            415: {
+                headers: {
+                    /** @description The thread of the stream (new threads get a UUID) */
+                    "X-Thread-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description Unexpected failure; details are in the server log */
             500: {
                 headers: {
@@ -2510,6 +2525,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description An attachment of a type the model cannot take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
             /** @description Unexpected failure; details are in the server log */
@@ -4065,6 +4089,25 @@ export interface operations {
                         }[];
                         error: string | null;
                         authUrl?: string;
+                        /**
+                         * minLength(1)
+                         * @description stdio: the program to run (exactly one of command and url)
+                         */
+                        command?: string;
+                        /** @description stdio: its arguments */
+                        args?: string[];
+                        /** @description HTTP: the server's http(s) URL (exactly one of command and url) */
+                        url?: string;
+                        /** @description stdio: names of host environment variables the process gets */
+                        env?: string[];
+                        /** @description HTTP: static headers sent to the server's own origin; values are secrets, shown redacted */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        /** @description HTTP: authorize with OAuth (the owner completes it in a browser) */
+                        oauth?: boolean;
+                        /** @description stdio: working directory, absolute or under ~/; default the home directory */
+                        cwd?: string;
                     };
                 };
             };

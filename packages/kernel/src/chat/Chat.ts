@@ -2,8 +2,9 @@ import { Context, Effect, FiberSet, Layer, type Stream } from "effect"
 import { Ids } from "../ids/Ids.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { Threads } from "../threads/Threads.js"
+import { unacceptedAttachment, unacceptedMessage } from "./Attachments.js"
 import type { ChatBusy, ChatModelError } from "./ChatErrors.js"
-import { InvalidChatRequest } from "./ChatErrors.js"
+import { InvalidChatRequest, UnsupportedAttachment } from "./ChatErrors.js"
 import { toUIParts } from "./ChatMessages.js"
 import type { ChatPart } from "./ChatModel.js"
 import type { RunNotFound, RunNotPending, ToolCallDecided, ToolCallNotFound } from "./ChatRuns.js"
@@ -53,6 +54,7 @@ export interface ApproveInput {
 export type ApproveError =
   | ChatBusy
   | ChatModelError
+  | UnsupportedAttachment
   | InvalidChatRequest
   | RunNotFound
   | RunNotPending
@@ -74,7 +76,7 @@ export class Chat extends Context.Tag("@aide/kernel/Chat")<
      */
     readonly send: (
       input: ChatInput,
-    ) => Effect.Effect<ChatRun, ChatBusy | ChatModelError | InvalidChatRequest | StorageError>
+    ) => Effect.Effect<ChatRun, ChatBusy | ChatModelError | UnsupportedAttachment | InvalidChatRequest | StorageError>
     /**
      * Records the owner's decision on a run paused in `approval-requested`. Once every call of
      * the run is decided, the run resumes (approved calls execute, denied ones are reported to
@@ -129,6 +131,9 @@ export const make = (options: ChatOptions = {}) =>
       if (!input.parts.some((part) => part.type === "text" && part.text.trim() !== "")) {
         return yield* new InvalidChatRequest({ message: "parts must contain at least one non-empty text part" })
       }
+      // Refused before anything is stored: no model takes it, and a stored one would only be noted away.
+      const unaccepted = unacceptedAttachment(input.parts)
+      if (unaccepted !== undefined) return yield* new UnsupportedAttachment({ message: unacceptedMessage(unaccepted) })
       const threadId = input.threadId ?? (yield* ids.uuid)
       // A client id is a new message's: reusing one would overwrite history (ids are per thread).
       if (input.messageId !== undefined && input.threadId !== undefined) {

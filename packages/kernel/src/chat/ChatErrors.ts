@@ -8,6 +8,14 @@ export class ChatModelError extends Schema.TaggedError<ChatModelError>()("ChatMo
   message: Schema.String,
 }) {}
 
+/**
+ * An attachment no model takes (`application/x-msdownload`), or one the configured model refused
+ * (`video/mp4` to a model that takes only images). `message` names the type.
+ */
+export class UnsupportedAttachment extends Schema.TaggedError<UnsupportedAttachment>()("UnsupportedAttachment", {
+  message: Schema.String,
+}) {}
+
 /** The request cannot be answered as sent (e.g. no text part). */
 export class InvalidChatRequest extends Schema.TaggedError<InvalidChatRequest>()("InvalidChatRequest", {
   message: Schema.String,

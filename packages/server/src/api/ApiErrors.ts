@@ -41,6 +41,12 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", { error
   static readonly Wire = wireError(Conflict, 409, "Conflicts with the current state")
 }
 
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  error: Schema.String,
+}) {
+  static readonly Wire = wireError(UnsupportedMediaType, 415, "An attachment of a type the model cannot take")
+}
+
 export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", {
   error: Schema.String,
 }) {
@@ -64,6 +70,7 @@ export const wireErrorTags: ReadonlySet<string> = new Set([
   "Forbidden",
   "NotFound",
   "Conflict",
+  "UnsupportedMediaType",
   "TooManyRequests",
   "ServiceUnavailable",
   "InternalError",

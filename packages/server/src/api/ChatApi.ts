@@ -1,7 +1,15 @@
 import { ChatModel } from "@aide/kernel"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable, TooManyRequests } from "./ApiErrors.js"
+import {
+  BadRequest,
+  Conflict,
+  InternalError,
+  NotFound,
+  ServiceUnavailable,
+  TooManyRequests,
+  UnsupportedMediaType,
+} from "./ApiErrors.js"
 import { type HeaderDoc, responseHeaders } from "./OpenApiHeaders.js"
 import { Authentication } from "./Security.js"
 
@@ -79,6 +87,7 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .addSuccess(EventStream)
       .addError(BadRequest.Wire)
       .addError(Conflict.Wire)
+      .addError(UnsupportedMediaType.Wire)
       .addError(InternalError.Wire),
   )
   .add(
@@ -90,6 +99,7 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .addError(BadRequest.Wire)
       .addError(NotFound.Wire)
       .addError(Conflict.Wire)
+      .addError(UnsupportedMediaType.Wire)
       .addError(InternalError.Wire),
   )
   .add(

@@ -2,7 +2,15 @@ import { Chat, Ids, type StreamHub } from "@aide/kernel"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Chunk, Duration, Effect, Stream } from "effect"
 import { AideApi } from "../api/AideApi.js"
-import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable, TooManyRequests } from "../api/ApiErrors.js"
+import {
+  BadRequest,
+  Conflict,
+  InternalError,
+  NotFound,
+  ServiceUnavailable,
+  TooManyRequests,
+  UnsupportedMediaType,
+} from "../api/ApiErrors.js"
 import * as Sse from "../http/Sse.js"
 import * as SseSubscribers from "../http/SseSubscribers.js"
 import { dieOnStorageError } from "../http/StorageDefects.js"
@@ -85,6 +93,8 @@ const runErrors = {
   ChatBusy: () => new Conflict({ error: "A response is already streaming in this thread" }),
   InvalidChatRequest: (error: { readonly message: string }) => new BadRequest({ error: error.message }),
   ChatModelError: (error: { readonly message: string }) => new InternalError({ error: error.message }),
+  // Not SPEC's 500: a type the model cannot take is the client's to fix (docs/api-decisions.md).
+  UnsupportedAttachment: (error: { readonly message: string }) => new UnsupportedMediaType({ error: error.message }),
 } as const
 
 export const layer = (options: ChatHandlerOptions = {}) =>

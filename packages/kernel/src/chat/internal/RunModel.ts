@@ -5,7 +5,8 @@ import { Memory } from "../../memory/Memory.js"
 import { Recall } from "../../memory/recall/Recall.js"
 import { ModelRegistry } from "../../models/ModelRegistry.js"
 import type { StoredMessage } from "../../threads/Threads.js"
-import { ChatModelError } from "../ChatErrors.js"
+import { rejectsNewestAttachment } from "../Attachments.js"
+import { ChatModelError, UnsupportedAttachment } from "../ChatErrors.js"
 import { errorMessage, loadAi } from "../ChatMessages.js"
 import type { AssistantMetadata } from "../ChatModel.js"
 import { hasEarlierAttachments, isRequestRejection, usableHistory, withoutEarlierAttachments } from "../History.js"
@@ -115,6 +116,14 @@ export const make = (options: RunModelOptions) =>
         // A request the provider refused because of an attachment of an earlier message (stored
         // before validation, or of a type this model cannot take) is retried without earlier
         // attachments: one bad file fails its own message, never every later one of the thread.
+        // The newest message's own attachment refused by this model (`video/mp4` to a model that
+        // takes only images) is the client's mistake: UnsupportedAttachment (415), not a failure.
+        const newestRefused = (error: ChatModelError): Effect.Effect<never, ChatModelError | UnsupportedAttachment> =>
+          rejectsNewestAttachment(providerError, usable)
+            ? Effect.fail(
+                new UnsupportedAttachment({ message: `the model cannot take this attachment: ${error.message}` }),
+              )
+            : Effect.fail(error)
         return yield* begin(usable).pipe(
           Effect.catchTag("ChatModelError", (error) =>
             isRequestRejection(providerError) && hasEarlierAttachments(usable)
@@ -122,9 +131,9 @@ export const make = (options: RunModelOptions) =>
                   Effect.logWarning("chat: the model rejected the request; retrying without earlier attachments").pipe(
                     Effect.annotateLogs({ threadId, error: error.message }),
                   ),
-                  begin(withoutEarlierAttachments(usable)),
+                  begin(withoutEarlierAttachments(usable)).pipe(Effect.catchTag("ChatModelError", newestRefused)),
                 )
-              : Effect.fail(error),
+              : newestRefused(error),
           ),
         )
       })

@@ -7,7 +7,7 @@ import { type StoredMessage, Threads } from "../../threads/Threads.js"
 import { Tools } from "../../tools/Tools.js"
 import * as AnswerRecorder from "../AnswerRecorder.js"
 import type { ChatRun } from "../Chat.js"
-import { ChatBusy, type ChatModelError } from "../ChatErrors.js"
+import { ChatBusy, type ChatModelError, type UnsupportedAttachment } from "../ChatErrors.js"
 import type { AssistantMetadata } from "../ChatModel.js"
 import type { SuspendedRun } from "../ChatRuns.js"
 import type * as RunBounds from "../RunBounds.js"
@@ -70,7 +70,10 @@ export const make = (
     const start = <E>(spec: RunStart<E>) =>
       Effect.gen(function* () {
         const { threadId, claimed } = spec
-        const ready = yield* Deferred.make<ChatRun, E | ChatBusy | ChatModelError | StorageError>()
+        const ready = yield* Deferred.make<
+          ChatRun,
+          E | ChatBusy | ChatModelError | UnsupportedAttachment | StorageError
+        >()
         const run = Effect.gen(function* () {
           const history = yield* spec.prepare
           const resolved = yield* runModel.resolve

@@ -17,6 +17,8 @@ const failureText = (error: { readonly _tag: string; readonly message?: string }
       return "⚠️ An answer is already running in this conversation's thread; please try again when it is done."
     case "ChatModelError":
       return `⚠️ The model could not answer: ${error.message ?? "unknown error"}`
+    case "UnsupportedAttachment":
+      return `⚠️ That attachment cannot be read: ${error.message ?? "unsupported type"}`
     case "InvalidChatRequest":
       return `⚠️ ${error.message ?? "the message was refused"}`
     case "RunNotFound":
