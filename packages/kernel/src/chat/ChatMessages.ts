@@ -1,5 +1,6 @@
 import type { UIMessage, UIMessageChunk } from "ai"
 import { Effect } from "effect"
+import { redactText } from "../net/UrlRedaction.js"
 import type { StoredMessage } from "../threads/Threads.js"
 import type { ChatPart } from "./ChatModel.js"
 
@@ -15,9 +16,13 @@ export const loadAi = (): Promise<typeof import("ai")> => import("ai")
 export const isContent = (chunk: UIMessageChunk) =>
   chunk.type !== "start" && chunk.type !== "start-step" && chunk.type !== "message-metadata" && chunk.type !== "error"
 
+/**
+ * A model failure as answers and logs show it: URLs without credentials or query values (a
+ * provider base URL `http://user:pw@host/v1?key=…` is echoed by fetch's own errors).
+ */
 export const errorMessage = (error: unknown): string => {
-  if (error instanceof Error && error.message !== "") return error.message
-  if (typeof error === "string" && error !== "") return error
+  if (error instanceof Error && error.message !== "") return redactText(error.message)
+  if (typeof error === "string" && error !== "") return redactText(error)
   return "the model failed"
 }
 

@@ -6,8 +6,8 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { Clock, Context, Duration, Effect, Layer, Option, Runtime, Schema } from "effect"
+import { redactText } from "../net/UrlRedaction.js"
 import { McpOAuthStore } from "./McpOAuthStore.js"
-import { redactText } from "./Redact.js"
 import * as UrlGuard from "./UrlGuard.js"
 
 /** The message of every OAuth server when the host configured no redirect URL. */

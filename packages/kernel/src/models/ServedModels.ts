@@ -1,4 +1,5 @@
 import { Clock, Duration, Effect, Either, Fiber, type Scope } from "effect"
+import { redactText, redactUrl } from "../net/UrlRedaction.js"
 import type { ModelListRequest } from "./Providers.js"
 
 /**
@@ -82,19 +83,13 @@ const readCapped = async (response: Response, maxBytes: number): Promise<string 
 const describeFailure = (error: unknown) => {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause
   if (typeof cause?.code === "string") return cause.code
-  if (typeof cause?.message === "string") return cause.message
-  return error instanceof Error ? error.message : String(error)
+  // undici names the URL in some messages ("…includes credentials: http://user:pw@…").
+  if (typeof cause?.message === "string") return redactText(cause.message)
+  return redactText(error instanceof Error ? error.message : String(error))
 }
 
-/** Where a warning may point: the URL without credentials or query. */
-const shownUrl = (url: string) => {
-  try {
-    const parsed = new URL(url)
-    return `${parsed.origin}${parsed.pathname}`
-  } catch {
-    return "(invalid URL)"
-  }
-}
+/** Where a warning may point: the URL without credentials or query values. */
+const shownUrl = (url: string) => (URL.canParse(url) ? redactUrl(url) : "(invalid URL)")
 
 const ask = (fetch: typeof globalThis.fetch, request: ModelListRequest, settings: Settings) =>
   Effect.tryPromise({

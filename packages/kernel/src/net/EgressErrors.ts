@@ -1,5 +1,5 @@
 import { Data } from "effect"
-import { redactUrl } from "../mcp/Redact.js"
+import { redactUrl } from "./UrlRedaction.js"
 
 /**
  * Why an outbound request did not happen or was cut. They are thrown by a `fetch`-compatible

@@ -1,4 +1,5 @@
-import { Either, Logger, LogLevel } from "effect"
+import { UrlRedaction } from "@aide/kernel"
+import { Either, HashMap, Logger, LogLevel } from "effect"
 
 /** Names accepted by `AIDE_LOG_LEVEL`, in any case; `warn` and `off` are the usual spellings. */
 const levels: Record<string, LogLevel.LogLevel> = {
@@ -38,4 +39,28 @@ export const parseLogFormat = (raw: string | undefined, isTerminal: boolean): Ei
   return Either.left(`AIDE_LOG_FORMAT=${JSON.stringify(raw)} is not a log format (use json or pretty)`)
 }
 
-export const loggerLayer = (format: LogFormat) => (format === "pretty" ? Logger.pretty : Logger.json)
+/** A logged value with the credentials and query values of every URL in it masked. */
+const redactValue = (value: unknown): unknown =>
+  typeof value === "string"
+    ? UrlRedaction.redactText(value)
+    : value instanceof Error
+      ? UrlRedaction.redactText(String(value))
+      : value
+
+/**
+ * Every line's message and annotations with URL credentials masked: the last net under the
+ * sources that already redact (provider errors, MCP servers, egress), for a library message
+ * that names a URL we did not foresee. A failure's cause is printed as it is.
+ */
+const redacting = <A>(logger: Logger.Logger<unknown, A>) =>
+  Logger.mapInputOptions(logger, (options) => ({
+    ...options,
+    message: Array.isArray(options.message) ? options.message.map(redactValue) : redactValue(options.message),
+    annotations: HashMap.map(options.annotations, redactValue),
+  }))
+
+export const loggerLayer = (format: LogFormat) =>
+  Logger.replace(
+    Logger.defaultLogger,
+    redacting(format === "pretty" ? Logger.prettyLoggerDefault : Logger.withConsoleLog(Logger.jsonLogger)),
+  )

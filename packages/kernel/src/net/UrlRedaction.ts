@@ -1,5 +1,5 @@
 /**
- * Secrets of an MCP server URL (userinfo, query values such as `?token=…`) kept out of every
+ * Secrets of a URL (userinfo, query values such as `?token=…`) kept out of every
  * log line and every `error` text. The URL itself stays in the config (the owner sees it in
  * `GET /api/config`); only what we print about it is redacted.
  */
