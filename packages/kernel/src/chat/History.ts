@@ -1,7 +1,8 @@
 import type { StoredMessage } from "../threads/Threads.js"
+import { boundedParts, maxPartDepth } from "../tools/BoundedValue.js"
 import { dataUrlProblem } from "./DataUrl.js"
 
-/** A file part of a stored message that cannot be sent to a model. */
+/** A part of a stored message that cannot be sent to a model as it is. */
 export interface UnusablePart {
   readonly messageId: string
   readonly index: number
@@ -22,16 +23,25 @@ const isDataFilePart = (part: unknown): part is FilePart => {
 
 /**
  * The history as a model can take it: a stored file part whose data URL is malformed (stored
- * before validation, or by another writer) is replaced by a note saying so, instead of failing
- * every later request of the thread. The stored messages themselves are left unchanged.
+ * before validation, or by another writer) is replaced by a note saying so, and a part nested
+ * deeper than `maxPartDepth` (a tool output stored before outputs were bounded) has its deep
+ * values replaced by a marker, instead of failing every later request of the thread. The
+ * stored messages themselves are left unchanged.
  */
 export const usableHistory = (
   messages: ReadonlyArray<StoredMessage>,
 ): { readonly messages: ReadonlyArray<StoredMessage>; readonly unusable: ReadonlyArray<UnusablePart> } => {
   const unusable: Array<UnusablePart> = []
   const usable = messages.map((message) => {
-    let changed = false
-    const parts = message.parts.map((part, index) => {
+    const shallow = boundedParts(message.parts)
+    let changed = shallow !== message.parts
+    if (changed) {
+      shallow.forEach((part, index) => {
+        if (part !== message.parts[index])
+          unusable.push({ messageId: message.id, index, problem: `nested deeper than ${maxPartDepth} levels` })
+      })
+    }
+    const parts = shallow.map((part, index) => {
       if (!isDataFilePart(part)) return part
       const problem = dataUrlProblem(part.url)
       if (problem === undefined) return part

@@ -1,5 +1,6 @@
 import { Clock, Effect, Layer } from "effect"
 import { Ids } from "../ids/Ids.js"
+import { boundedParts } from "../tools/BoundedValue.js"
 import {
   type BranchRef,
   MessageNotFound,
@@ -62,9 +63,12 @@ export const make = Effect.gen(function* () {
       return { thread: record, created: true }
     })
 
-  const saveMessage = (threadId: string, message: StoredMessage) =>
+  const saveMessage = (threadId: string, given: StoredMessage) =>
     Effect.flatMap(Effect.zip(require(threadId), now), ([thread, at]) =>
       Effect.sync(() => {
+        // As SqlThreads: a part nested too deeply would fail every later model request.
+        const parts = boundedParts(given.parts)
+        const message = parts === given.parts ? given : { ...given, parts }
         const index = thread.messages.findIndex((existing) => existing.id === message.id)
         if (index === -1) thread.messages.push(message)
         else thread.messages[index] = message

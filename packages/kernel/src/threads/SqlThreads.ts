@@ -4,6 +4,7 @@ import { Ids } from "../ids/Ids.js"
 import { ensureMigrated } from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { sqlErrorsAsStorage as orStorageError } from "../storage/StorageError.js"
+import { boundedParts } from "../tools/BoundedValue.js"
 import {
   type BranchRef,
   MessageNotFound,
@@ -125,7 +126,8 @@ export const make = Effect.gen(function* () {
 
   const saveMessage = Effect.fn("Threads.saveMessage")(function* (threadId: string, message: StoredMessage) {
     const at = yield* now
-    const parts = JSON.stringify(message.parts)
+    // Bounded depth: a part nested past it would fail every later model request of the thread.
+    const parts = JSON.stringify(boundedParts(message.parts))
     const metadata = message.metadata === undefined ? null : JSON.stringify(message.metadata)
     yield* sql.withTransaction(
       Effect.gen(function* () {

@@ -1,4 +1,5 @@
 import { Cause, Exit, Runtime, Stream } from "effect"
+import { boundedOutput } from "./BoundedValue.js"
 import { type ToolCallContext, type ToolDefinition, ToolExecutionError } from "./ToolRegistry.js"
 
 interface CallOptions {
@@ -17,6 +18,7 @@ const failureMessage = (cause: Cause.Cause<{ readonly message: string }>) => {
  * A kernel tool as the AI SDK's `execute`: its Effect run to a value, or its `stream` as an
  * async iterable whose values are preliminary outputs and whose last value is the output. A
  * failure is thrown with its message: the AI SDK hands it to the model and the run goes on.
+ * Outputs are bounded (BoundedValue): a deep or huge result is stored and sent cut, with a marker.
  */
 export const make =
   (runtime: Runtime.Runtime<never>, contextOf: (toolCallId: string) => ToolCallContext) =>
@@ -30,7 +32,8 @@ export const make =
         options.abortSignal === undefined ? undefined : { signal: options.abortSignal },
       )
       if (Exit.isFailure(exit)) throw new Error(failureMessage(exit.cause))
-      return exit.value
+      // Whatever a plugin or MCP server sent, bounded before the SDK stores it and the model reads it.
+      return boundedOutput(exit.value)
     }
   }
 
@@ -52,7 +55,7 @@ const streamed = (
           throw new Error(error instanceof ToolExecutionError ? error.message : `${name} failed unexpectedly`)
         })
         if (next.done === true) return
-        yield next.value
+        yield boundedOutput(next.value)
       }
     } finally {
       options.abortSignal?.removeEventListener("abort", abort)

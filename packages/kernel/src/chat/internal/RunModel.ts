@@ -11,6 +11,7 @@ import { errorMessage, loadAi } from "../ChatMessages.js"
 import type { AssistantMetadata } from "../ChatModel.js"
 import { hasEarlierAttachments, isRequestRejection, usableHistory, withoutEarlierAttachments } from "../History.js"
 import * as ModelStream from "../ModelStream.js"
+import * as PromptRepair from "../PromptRepair.js"
 import type * as RunBounds from "../RunBounds.js"
 import { systemPrompt } from "../SystemPrompt.js"
 
@@ -124,16 +125,37 @@ export const make = (options: RunModelOptions) =>
                 new UnsupportedAttachment({ message: `the model cannot take this attachment: ${error.message}` }),
               )
             : Effect.fail(error)
+        const attachmentsRefused = (error: ChatModelError) =>
+          isRequestRejection(providerError) && hasEarlierAttachments(usable)
+            ? Effect.zipRight(
+                Effect.logWarning("chat: the model rejected the request; retrying without earlier attachments").pipe(
+                  Effect.annotateLogs({ threadId, error: error.message }),
+                ),
+                begin(withoutEarlierAttachments(usable)).pipe(Effect.catchTag("ChatModelError", newestRefused)),
+              )
+            : newestRefused(error)
+        // A history the SDK refuses as a whole (a stored part of a shape nobody foresaw): each
+        // refused part is replaced by a note (PromptRepair), so one bad part never blocks its thread.
+        const promptRefused = (error: ChatModelError) =>
+          Effect.gen(function* () {
+            const ai = yield* Effect.promise(loadAi)
+            const fixed = yield* Effect.promise(() => PromptRepair.repair(ai, usable, call.tools))
+            if (fixed.repaired.length === 0) return yield* attachmentsRefused(error)
+            for (const part of fixed.repaired) {
+              yield* Effect.logWarning("chat: a stored part the model request refused was left out").pipe(
+                Effect.annotateLogs({
+                  threadId,
+                  messageId: part.messageId,
+                  partIndex: part.index,
+                  error: error.message,
+                }),
+              )
+            }
+            return yield* begin(fixed.messages).pipe(Effect.catchTag("ChatModelError", newestRefused))
+          })
         return yield* begin(usable).pipe(
           Effect.catchTag("ChatModelError", (error) =>
-            isRequestRejection(providerError) && hasEarlierAttachments(usable)
-              ? Effect.zipRight(
-                  Effect.logWarning("chat: the model rejected the request; retrying without earlier attachments").pipe(
-                    Effect.annotateLogs({ threadId, error: error.message }),
-                  ),
-                  begin(withoutEarlierAttachments(usable)).pipe(Effect.catchTag("ChatModelError", newestRefused)),
-                )
-              : newestRefused(error),
+            PromptRepair.isPromptRefusal(providerError) ? promptRefused(error) : attachmentsRefused(error),
           ),
         )
       })
