@@ -58,6 +58,8 @@ const webhook = ({ config }) => {
         secret: { config: "secret" },
         encoding: "hex",
         prefix: "sha256=",
+        // Signed with the body (`<timestamp>.<body>`): a captured request cannot be sent again.
+        timestamp: { header: "x-aide-timestamp", toleranceSeconds: 300 },
       },
       handle: async (request, context) => {
         if (request.method !== "POST") return json(405, { error: "use POST" })

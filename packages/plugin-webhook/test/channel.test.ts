@@ -73,13 +73,14 @@ afterEach(async () => {
 const channelWith = (config: Record<string, unknown>) => webhook({ config }) as ChannelDefinition
 
 describe("inbound", () => {
-  it("asks Aide to check an HMAC-SHA256 hex signature with the sha256= prefix", () => {
+  it("asks Aide to check an HMAC-SHA256 hex signature of `<timestamp>.<body>` with the sha256= prefix", () => {
     expect(channelWith({ secret: SECRET }).webhook!.verify).toEqual({
       kind: "hmac-sha256",
       header: "x-aide-signature",
       secret: { config: "secret" },
       encoding: "hex",
       prefix: "sha256=",
+      timestamp: { header: "x-aide-timestamp", toleranceSeconds: 300 },
     })
   })
 

@@ -93,14 +93,15 @@ describe("channel plugins through the server", () => {
 
     server.model.script({ text: "Hello from Aide." })
     const body = JSON.stringify({ conversationId: "c-1", text: "Hi there" })
+    const timestamp = String(Math.floor(Date.now() / 1000))
     const post = (signature: string) =>
       fetch(`${server.url}/wh/webhook/webhook`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-aide-signature": signature },
+        headers: { "content-type": "application/json", "x-aide-signature": signature, "x-aide-timestamp": timestamp },
         body,
       })
-    expect((await post(sign("wrong", body))).status).toBe(401)
-    const accepted = await post(sign(secret, body))
+    expect((await post(sign("wrong", `${timestamp}.${body}`))).status).toBe(401)
+    const accepted = await post(sign(secret, `${timestamp}.${body}`))
     expect(accepted.status).toBe(202)
     const reply = await eventually(() => receiver.received[0], { timeoutMs: 10_000 })
     expect(reply.signature).toBe(sign(secret, reply.body))

@@ -21,6 +21,17 @@ export const WebhookVerification = Schema.Union(
     secret: SecretSource,
     encoding: Schema.optional(Schema.Literal("hex", "base64")),
     prefix: Schema.optional(bounded(100)),
+    /**
+     * The header carrying the request's Unix time (seconds). Declared, the signature covers
+     * `<timestamp>.<body>` and requests outside `toleranceSeconds` (default 300) of the server's
+     * clock are refused: with the replay cache, a captured request cannot be sent again.
+     */
+    timestamp: Schema.optional(
+      Schema.Struct({
+        header: bounded(200),
+        toleranceSeconds: Schema.optional(Schema.Int.pipe(Schema.between(1, 86_400))),
+      }),
+    ),
   }),
 ).annotations({ identifier: "WebhookVerification" })
 export type WebhookVerification = typeof WebhookVerification.Type

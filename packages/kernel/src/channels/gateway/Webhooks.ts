@@ -1,9 +1,10 @@
-import { Duration, Effect } from "effect"
+import { Clock, Duration, Effect } from "effect"
 import type { RateLimit, RateLimiter } from "../../ratelimit/RateLimiter.js"
 import type { WebhookResponse } from "./ChannelContract.js"
 import { type ChannelEndpoint, channelKey } from "./ChannelEndpoint.js"
 import { causeMessage } from "./internal/causeMessage.js"
-import { verify } from "./WebhookVerifier.js"
+import * as ReplayCache from "./ReplayCache.js"
+import { check } from "./WebhookVerifier.js"
 
 /** A request to a webhook route, as the server read it. */
 export interface IncomingWebhook {
@@ -29,6 +30,8 @@ export interface WebhookOptions {
   readonly maxBodyBytes?: number
   /** Longest wait for the channel's handler; default 30 seconds (502 after). */
   readonly timeout?: Duration.DurationInput
+  /** Signatures remembered against replays (ReplayCache); default 10,000. */
+  readonly maxReplayEntries?: number
 }
 
 export const webhookDefaults = {
@@ -61,13 +64,16 @@ const passThrough = (response: WebhookResponse | null | undefined): WebhookAnswe
 
 /**
  * The webhook route's logic: the client's budget first (so unknown routes cost the same), then the
- * size, the endpoint (404), the verification (401, before the channel sees anything) and the
- * channel's handler (its answer, or 502). Bodies and secrets are never logged.
+ * size, the endpoint (404), the verification (401, before the channel sees anything: a wrong
+ * signature, a missing or stale timestamp), replays (409: an HMAC signature already accepted
+ * within its window) and the channel's handler (its answer, or 502). Bodies and secrets are
+ * never logged.
  */
 export const make = (limiter: RateLimiter["Type"], options: WebhookOptions = {}) => {
   const rateLimit = options.rateLimit ?? webhookDefaults.rateLimit
   const maxBodyBytes = options.maxBodyBytes ?? webhookDefaults.maxBodyBytes
   const timeout = options.timeout ?? webhookDefaults.timeout
+  const replays = ReplayCache.make(options.maxReplayEntries)
 
   const serve = (endpoint: ChannelEndpoint | undefined, request: IncomingWebhook): Effect.Effect<WebhookAnswer> =>
     Effect.gen(function* () {
@@ -83,13 +89,22 @@ export const make = (limiter: RateLimiter["Type"], options: WebhookOptions = {})
       if (endpoint === undefined || webhook === null || webhook === undefined) return json(404, { error: "Not found" })
       const key = channelKey(endpoint.pluginId, endpoint.channelId)
       const secret = yield* webhook.secret
-      if (!verify(webhook.verification, secret, request.headers, request.body)) {
+      const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const verdict = check(webhook.verification, secret, request.headers, request.body, nowSeconds)
+      if (!verdict.ok) {
         if (secret === undefined || secret === "") {
           yield* Effect.logWarning("channels: webhook refused: its secret is not set").pipe(
             Effect.annotateLogs({ channel: key }),
           )
         }
-        return json(401, { error: "unauthorized" })
+        return json(401, { error: verdict.reason })
+      }
+      const replay = verdict.replay
+      if (replay !== undefined && replays.seen(`${key} ${replay.key}`, replay.until, nowSeconds)) {
+        yield* Effect.logWarning("channels: webhook refused: a replay of an accepted request").pipe(
+          Effect.annotateLogs({ channel: key }),
+        )
+        return json(409, { error: "replayed" })
       }
       const handled = yield* Effect.suspend(() =>
         webhook.handle({ method: request.method, headers: request.headers, body: request.body }),
@@ -99,6 +114,8 @@ export const make = (limiter: RateLimiter["Type"], options: WebhookOptions = {})
         Effect.either,
       )
       if (handled._tag === "Left") {
+        // Not handled: the sender may retry the same request.
+        if (replay !== undefined) replays.forget(`${key} ${replay.key}`)
         yield* Effect.logWarning("channels: webhook handler failed").pipe(
           Effect.annotateLogs({ channel: key, error: causeMessage(handled.left) }),
         )
