@@ -27,6 +27,7 @@ import * as Cors from "./http/Cors.js"
 import * as ErrorHandling from "./http/ErrorHandling.js"
 import * as HostCheck from "./http/HostCheck.js"
 import * as RateLimit from "./http/RateLimit.js"
+import * as SlowClients from "./http/SlowClients.js"
 import * as Webhooks from "./http/Webhooks.js"
 import { bundledPluginFolders } from "./process/BundledPlugins.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -128,8 +129,10 @@ export const apiLayer = (options: ServerOptions) =>
  * connection whose request is in flight stays open for the keep-alive timeout (~5 s) after its
  * answer, holding up shutdown. Once the server is closing, each answer closes its connection.
  */
-const createHttpServer = () => {
-  const server = createServer()
+const createHttpServer = (options: ServerOptions) => () => {
+  // Header, request and public-body deadlines (http/SlowClients.ts); answers may stream for hours.
+  const server = createServer(SlowClients.nodeOptions(options))
+  SlowClients.watchPublicBodies(server, options)
   server.on("request", (_request, response) => {
     response.on("finish", () => {
       if (!server.listening) server.closeIdleConnections()
@@ -210,13 +213,15 @@ export const layer = (options: ServerOptions) =>
     // Outermost: a foreign Host (DNS rebinding) or Origin is refused before anything else runs.
     Layer.provide(HostCheck.layer(hostCheckOptions(options))),
     Layer.provide(HostCheck.startupWarning(hostCheckOptions(options))),
+    // Open requests per client on the public routes, counted before any body is read (429 past it).
+    Layer.provide(SlowClients.capLayer(options)),
     // Built after ErrorHandling, so it wraps it: its 413/415/404 answers carry the CORS headers too.
     Layer.provide(Cors.layer(options.corsOrigins ?? [])),
     Layer.provide(
       ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
     ),
     Layer.provide(apiLayer(options)),
-    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: options.port, host: options.host })),
+    Layer.provideMerge(NodeHttpServer.layer(createHttpServer(options), { port: options.port, host: options.host })),
     // Kept in the output: embedders (and tests seeding data) reach the same kernel services.
     Layer.provideMerge(kernelLayer(options)),
     // Every span (Effect.fn, @effect/sql's per-query spans) becomes a no-op: nothing exports

@@ -35,6 +35,14 @@ export interface ServerConfig {
   readonly streamMaxSubscribersPerStream?: number | undefined
   /** `AIDE_STREAM_MAX_SUBSCRIBERS`, default 10,000: more reconnects over all chat streams get 503. */
   readonly streamMaxSubscribers?: number | undefined
+  /** `AIDE_HEADERS_TIMEOUT` in seconds, default 15: a request's headers must arrive within it (else 408). */
+  readonly headersTimeoutSeconds?: number | undefined
+  /** `AIDE_REQUEST_TIMEOUT` in seconds, default 120: a whole request (headers and body) must arrive within it. */
+  readonly requestTimeoutSeconds?: number | undefined
+  /** `AIDE_PUBLIC_BODY_TIMEOUT` in seconds, default 10: the body of a public route (`/wh/`, `/api/auth/`). */
+  readonly publicBodyTimeoutSeconds?: number | undefined
+  /** `AIDE_PUBLIC_MAX_REQUESTS_PER_CLIENT`, default 10: open requests of one client on the public routes. */
+  readonly publicMaxRequestsPerClient?: number | undefined
   /** `AIDE_PLUGINS_PATH`: absolute plugin folders (or folders of them), `:`-separated, besides `<dataDir>/plugins`. */
   readonly pluginsPath?: ReadonlyArray<string> | undefined
 }
@@ -91,6 +99,18 @@ export const fromEnv: Config.Config<ServerConfig> = Config.all({
   ).pipe(Config.map(Option.getOrUndefined)),
   streamMaxSubscribers: Config.option(
     Config.integer("AIDE_STREAM_MAX_SUBSCRIBERS").pipe(Config.validate(positive)),
+  ).pipe(Config.map(Option.getOrUndefined)),
+  headersTimeoutSeconds: Config.option(Config.number("AIDE_HEADERS_TIMEOUT").pipe(Config.validate(positive))).pipe(
+    Config.map(Option.getOrUndefined),
+  ),
+  requestTimeoutSeconds: Config.option(Config.number("AIDE_REQUEST_TIMEOUT").pipe(Config.validate(positive))).pipe(
+    Config.map(Option.getOrUndefined),
+  ),
+  publicBodyTimeoutSeconds: Config.option(
+    Config.number("AIDE_PUBLIC_BODY_TIMEOUT").pipe(Config.validate(positive)),
+  ).pipe(Config.map(Option.getOrUndefined)),
+  publicMaxRequestsPerClient: Config.option(
+    Config.integer("AIDE_PUBLIC_MAX_REQUESTS_PER_CLIENT").pipe(Config.validate(positive)),
   ).pipe(Config.map(Option.getOrUndefined)),
   publicUrl: Config.string("AIDE_PUBLIC_URL").pipe(
     Config.withDefault(""),
