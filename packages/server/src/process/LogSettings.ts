@@ -1,5 +1,5 @@
 import { UrlRedaction } from "@aide/kernel"
-import { Either, HashMap, Logger, LogLevel } from "effect"
+import { Cause, Either, HashMap, Logger, LogLevel } from "effect"
 
 /** Names accepted by `AIDE_LOG_LEVEL`, in any case; `warn` and `off` are the usual spellings. */
 const levels: Record<string, LogLevel.LogLevel> = {
@@ -48,15 +48,31 @@ const redactValue = (value: unknown): unknown =>
       : value
 
 /**
- * Every line's message and annotations with URL credentials masked: the last net under the
- * sources that already redact (provider errors, MCP servers, egress), for a library message
- * that names a URL we did not foresee. A failure's cause is printed as it is.
+ * A logged failure whose text names a URL with credentials, as one error with that text masked
+ * (printed the same way: first line, then its trace); any other cause is left as it is.
+ */
+const redactCause = (cause: Cause.Cause<unknown>): Cause.Cause<unknown> => {
+  if (Cause.isEmpty(cause)) return cause
+  const text = Cause.pretty(cause)
+  const masked = UrlRedaction.redactText(text)
+  if (masked === text) return cause
+  const newline = masked.indexOf("\n")
+  const error = new Error((newline === -1 ? masked : masked.slice(0, newline)).replace(/^Error: /, ""))
+  error.stack = masked
+  return Cause.die(error)
+}
+
+/**
+ * Every line's message, annotations and cause with URL credentials masked: the last net under
+ * the sources that already redact (provider errors, MCP servers, egress), for a library message
+ * that names a URL we did not foresee (the memory's model calls log their failure's cause).
  */
 const redacting = <A>(logger: Logger.Logger<unknown, A>) =>
   Logger.mapInputOptions(logger, (options) => ({
     ...options,
     message: Array.isArray(options.message) ? options.message.map(redactValue) : redactValue(options.message),
     annotations: HashMap.map(options.annotations, redactValue),
+    cause: redactCause(options.cause),
   }))
 
 export const loggerLayer = (format: LogFormat) =>

@@ -1,5 +1,5 @@
 import { FakeModelServer } from "@aide/testing"
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { loggerLayer } from "../../src/process/LogSettings.js"
 import { request, setup, startServer, type TestServer } from "../support/server.js"
@@ -76,6 +76,7 @@ describe("the server process's logger", () => {
           Effect.logWarning(
             "failed at https://me:pw-secret-1@example.com/x?token=tok-secret-2",
             new Error("at http://u:pw-secret-3@h/"),
+            Cause.fail(new Error("fetch failed: http://u:pw-secret-5@h/v1")),
           ).pipe(
             Effect.annotateLogs({ url: "https://a:pw-secret-4@example.com/" }),
             Effect.provide(loggerLayer(format)),
@@ -86,7 +87,8 @@ describe("the server process's logger", () => {
       }
       const text = lines.join("\n")
       expect(text).toContain("example.com")
-      for (const secret of ["pw-secret-1", "tok-secret-2", "pw-secret-3", "pw-secret-4"])
+      expect(text).toContain("fetch failed: http://***@h/v1")
+      for (const secret of ["pw-secret-1", "tok-secret-2", "pw-secret-3", "pw-secret-4", "pw-secret-5"])
         expect(text).not.toContain(secret)
     }
   })
