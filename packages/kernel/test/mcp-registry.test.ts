@@ -116,6 +116,7 @@ describe("McpRegistry: stdio servers", () => {
         "files_fail",
         "files_slow",
         "files_env",
+        "files_deep",
         "files_pid",
       ])
       expect(status.tools[0]).toEqual({ id: "files_echo", name: "echo", description: "Echoes the text back" })

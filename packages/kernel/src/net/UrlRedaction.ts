@@ -20,6 +20,16 @@ export const redactUrl = (text: string): string => {
   return `${url.protocol}//${userinfo ? `${mask}@` : ""}${rest}`
 }
 
+/** Whether `url` carries userinfo or a query (what `redactUrl` masks). */
+const hasSecrets = (url: string) => {
+  try {
+    const parsed = new URL(url)
+    return parsed.username !== "" || parsed.password !== "" || parsed.search !== ""
+  } catch {
+    return false
+  }
+}
+
 /** Absolute http(s) URLs inside free text (an SDK error message, a stderr line). */
 const urlPattern = /\bhttps?:\/\/[^\s"'<>`]+/gi
 
@@ -60,7 +70,9 @@ export const redactText = (text: string, serverUrl?: string): string => {
   let result = text.replace(urlPattern, (match) => {
     // Trailing punctuation belongs to the sentence, not the URL.
     const trailing = /[).,;:!?\]]+$/.exec(match)?.[0] ?? ""
-    return redactUrl(match.slice(0, match.length - trailing.length)) + trailing
+    const url = match.slice(0, match.length - trailing.length)
+    // A URL without secrets is shown exactly as written (a log's `url` is copied by people and tools).
+    return hasSecrets(url) ? redactUrl(url) + trailing : match
   })
   for (const secret of secretsOf(serverUrl)) result = result.split(secret).join(mask)
   return result
