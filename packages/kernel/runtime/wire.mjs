@@ -32,6 +32,9 @@ export const setMessageLimit = (bytes) => {
   if (typeof bytes === "number" && bytes > 0) outgoingLimit = bytes
 }
 
+/** The host's message limit, for a caller that can refuse before it builds a message. */
+export const messageLimit = () => outgoingLimit
+
 const runnerErrors = new WeakSetClass()
 /** An error the runner itself raised for an oversize answer (reason "output" on the host). */
 export const outputTooLarge = (message) => {

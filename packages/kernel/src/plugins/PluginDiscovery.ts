@@ -47,10 +47,10 @@ const isDirectory = (path: string) =>
     (stat) => stat.isDirectory(),
     () => false,
   )
-/** A manifest entry of any kind (a symlink too, so that it is listed with its problem). */
+/** A manifest entry of any kind but a folder (a symlink or a pipe is listed with its problem). */
 const hasManifest = (directory: string) =>
   Fs.lstat(Path.join(directory, manifestFile)).then(
-    (stat) => stat.isFile() || stat.isSymbolicLink(),
+    (stat) => !stat.isDirectory(),
     () => false,
   )
 

@@ -130,3 +130,65 @@ describe("raw frames from a host plugin are refused by the host's reader", () =>
     expect(await call(process, "ok")).toBe("ok")
   })
 })
+
+// Finding 7's second half: brokered fetch bodies are bounded while they stream, both ways.
+const fetcher = plugin(
+  "big-fetch",
+  toolsOf(`
+const attempt = async (run) => { try { return await run() } catch (error) { return "refused: " + error.message } }
+export default [
+  tool("ok", () => "ok"),
+  tool("post", (input, context) =>
+    attempt(async () => (await context.fetch("https://public.example.com/in", { method: "POST", body: "x".repeat(input.bytes) })).status)),
+  tool("get", (input, context) =>
+    attempt(async () => (await (await context.fetch("https://public.example.com/out")).arrayBuffer()).byteLength)),
+]
+`),
+)
+
+describe("brokered fetch bodies", () => {
+  const received: Array<number> = []
+  const start = () =>
+    startPlugin({
+      pluginId: "big-fetch",
+      directory: fetcher,
+      permissions: { network: ["public.example.com"] },
+      limits: { callTimeoutMs: 20_000 },
+      egress: {
+        lookup: async () => ["93.184.216.34"],
+        send: async (target, hop) => {
+          if (target.url.pathname === "/in") {
+            received.push(hop.body?.byteLength ?? 0)
+            return new Response("ok", { status: 201 })
+          }
+          // An endless body: only a reader that stops at its limit gets to the end of this call.
+          let sentBytes = 0
+          const chunk = new Uint8Array(1024 * 1024)
+          const body = new ReadableStream<Uint8Array>({
+            pull(controller) {
+              sentBytes += chunk.length
+              if (sentBytes > 1024 * 1024 * 1024) return controller.close()
+              controller.enqueue(chunk)
+            },
+          })
+          return new Response(body, { status: 200 })
+        },
+      },
+    })
+
+  it("a request body larger than one wire message is refused in the plugin's process; the host never reads it", async () => {
+    const process = await start()
+    expect(await call(process, "post", { bytes: 20 * 1024 * 1024 })).toBe(
+      "refused: fetch refused: a request body of 20971520 bytes is larger than the wire takes",
+    )
+    expect(received).toEqual([])
+    expect(await call(process, "post", { bytes: 1000 })).toBe(201)
+    expect(received).toEqual([1000])
+  })
+
+  it("an endless response body is cut at Egress's limit while it streams", async () => {
+    const process = await start()
+    expect(await call(process, "get")).toMatch(/^refused: .*exceeds 10485760 bytes$/)
+    expect(await call(process, "ok")).toBe("ok")
+  })
+})
