@@ -95,7 +95,8 @@ if (process.argv[2] === "--one") {
           maxBuffer: 1 << 20,
         })
         const result = JSON.parse(out.trim().split("\n").at(-1))
-        ;(results[`${scenario} ${label}`] ??= []).push(result)
+        const key = `${scenario} ${label}`
+        results[key] = [...(results[key] ?? []), result]
       }
     }
   }
