@@ -192,3 +192,25 @@ describe("brokered fetch bodies", () => {
     expect(await call(process, "ok")).toBe("ok")
   })
 })
+
+describe("a tool schema that would go into every model request", () => {
+  const deepSchema = plugin(
+    "deep-schema",
+    toolsOf(`
+let deep = { type: "object" }
+for (let i = 0; i < 200; i++) deep = { type: "object", properties: { a: deep } }
+export default [tool("ok", () => "ok"), { ...tool("deep", () => "never"), parameters: deep }]
+`),
+  )
+
+  it("is left out with an error alert when it nests past 64 levels; the plugin's other tools load", async () => {
+    const process = await startPlugin({ pluginId: "deep-schema", directory: deepSchema })
+    const description = await Effect.runPromise(process.description)
+    expect(description.tools.map((tool) => tool.id)).toEqual(["ok"])
+    expect(description.alerts).toContainEqual({
+      level: "error",
+      message: "tools.mjs: tool deep: its parameters schema nests deeper than 64 levels",
+    })
+    expect(await call(process, "ok")).toBe("ok")
+  })
+})

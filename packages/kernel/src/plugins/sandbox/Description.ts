@@ -1,5 +1,6 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { WebhookVerification } from "../../channels/gateway/ChannelContract.js"
+import { depthAtMost } from "./Inbound.js"
 
 /** The `init` answer of a plugin process, decoded and bounded before the host trusts it. */
 
@@ -46,4 +47,27 @@ export type ToolDescription = typeof ToolDescription.Type
 export type AgentDescription = typeof AgentDescription.Type
 export type ChannelDescription = typeof ChannelDescription.Type
 
-export const decode = Schema.decodeUnknown(PluginDescription, { onExcessProperty: "ignore" })
+/** A tool's `parameters` past these bounds is left out (with an alert): it goes into every model request. */
+export const maxParametersDepth = 64
+export const maxParametersBytes = 64 * 1024
+
+const parametersProblem = (parameters: unknown): string | undefined => {
+  if (!depthAtMost(parameters, maxParametersDepth)) return `nests deeper than ${maxParametersDepth} levels`
+  const bytes = Buffer.byteLength(JSON.stringify(parameters))
+  return bytes > maxParametersBytes ? `is ${bytes} bytes, more than ${maxParametersBytes}` : undefined
+}
+
+/** Tools whose schema is out of bounds become alerts: one bad tool never costs the others. */
+const boundTools = (description: PluginDescription): PluginDescription => {
+  const alerts = [...description.alerts]
+  const tools = description.tools.filter((tool) => {
+    const problem = parametersProblem(tool.parameters)
+    if (problem !== undefined)
+      alerts.push({ level: "error", message: `${tool.entry}: tool ${tool.id}: its parameters schema ${problem}` })
+    return problem === undefined
+  })
+  return tools.length === description.tools.length ? description : { ...description, tools, alerts }
+}
+
+export const decode = (value: unknown) =>
+  Schema.decodeUnknown(PluginDescription, { onExcessProperty: "ignore" })(value).pipe(Effect.map(boundTools))
