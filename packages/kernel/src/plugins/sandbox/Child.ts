@@ -72,7 +72,13 @@ export const spawn = (options: ChildOptions): Child => {
   let exitedYet = false
   let stderrTail = ""
   // Drained so that a chatty plugin never blocks on a full pipe; the tail explains a crash.
-  child.stdout?.on("data", (chunk: Buffer) => options.log("info", chunk.toString("utf8").slice(0, tailBytes).trimEnd()))
+  child.stdout?.on("data", (chunk: Buffer) => {
+    try {
+      options.log("info", chunk.toString("utf8").slice(0, tailBytes).trimEnd())
+    } catch {
+      // A log that fails costs the line, never the host.
+    }
+  })
   child.stderr?.on("data", (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString("utf8")).slice(-tailBytes)
   })
