@@ -140,6 +140,11 @@ export default [
   tool("ok", () => "ok"),
   tool("post", (input, context) =>
     attempt(async () => (await context.fetch("https://public.example.com/in", { method: "POST", body: "x".repeat(input.bytes) })).status)),
+  tool("burst", async (input, context) => {
+    const settled = await Promise.allSettled(Array.from({ length: 200 }, () => context.fetch("https://public.example.com/slow")))
+    const refused = settled.filter((one) => one.status === "rejected").map((one) => one.reason.message)
+    return { ok: settled.length - refused.length, refused: refused.length, reason: refused[0] }
+  }),
   tool("get", (input, context) =>
     attempt(async () => (await (await context.fetch("https://public.example.com/out")).arrayBuffer()).byteLength)),
 ]
@@ -160,6 +165,10 @@ describe("brokered fetch bodies", () => {
           if (target.url.pathname === "/in") {
             received.push(hop.body?.byteLength ?? 0)
             return new Response("ok", { status: 201 })
+          }
+          if (target.url.pathname === "/slow") {
+            await new Promise((resolve) => setTimeout(resolve, 200))
+            return new Response("slow", { status: 200 })
           }
           // An endless body: only a reader that stops at its limit gets to the end of this call.
           let sentBytes = 0
@@ -184,6 +193,15 @@ describe("brokered fetch bodies", () => {
     expect(received).toEqual([])
     expect(await call(process, "post", { bytes: 1000 })).toBe(201)
     expect(received).toEqual([1000])
+  })
+
+  it("a burst of 200 fetches: 64 are served at once, the rest refused at once", async () => {
+    const process = await start()
+    expect(await call(process, "burst")).toEqual({
+      ok: 64,
+      refused: 136,
+      reason: "fetch refused: more than 64 requests in flight",
+    })
   })
 
   it("an endless response body is cut at Egress's limit while it streams", async () => {

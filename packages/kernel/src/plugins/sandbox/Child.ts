@@ -50,6 +50,8 @@ interface Pending {
 }
 
 const tailBytes = 4096
+/** Requests child→host served at once; past it the next is refused (the host's memory is not the plugin's). */
+export const maxServed = 64
 
 /** Host-made text of a host-side failure (the handlers are the host's, but stay careful). */
 const failureText = (error: unknown): string =>
@@ -99,6 +101,10 @@ export const spawn = (options: ChildOptions): Child => {
   }
 
   const serve = (id: string, method: string, params: unknown) => {
+    if (served.size >= maxServed || served.has(id)) {
+      const reason = served.has(id) ? "an id already in flight" : `more than ${maxServed} requests in flight`
+      return send({ kind: "response", id, ok: false, error: { message: `${method} refused: ${reason}` } })
+    }
     const controller = new AbortController()
     served.set(id, controller)
     Promise.resolve()
