@@ -232,3 +232,32 @@ export default [tool("ok", () => "ok"), { ...tool("deep", () => "never"), parame
     expect(await call(process, "ok")).toBe("ok")
   })
 })
+
+describe("an init answer forged by a host plugin", () => {
+  it.each([
+    ["a 20,000-deep alert", `{"tools":[],"agents":[],"channels":[],"alerts":[{"level":"info","message":DEEP}]}`],
+    [
+      "a 20,000-deep tool field",
+      `{"tools":[{"entry":"x","id":DEEP,"name":"x","description":"","parameters":{}}],"agents":[],"channels":[],"alerts":[]}`,
+    ],
+  ])("%s: the plugin does not start, with the host's words", async (_, answer) => {
+    const directory = plugin(
+      `forged-${answer.length}`,
+      `import { writeSync } from "node:fs"
+const deep = "[".repeat(20000) + "]".repeat(20000)
+const body = Buffer.from('{"kind":"response","id":"h1","ok":true,"value":' + ${JSON.stringify(answer)}.replace("DEEP", deep) + "}")
+const header = Buffer.alloc(4)
+header.writeUInt32BE(body.length, 0)
+writeSync(3, Buffer.concat([header, body]))
+export default []
+`,
+    )
+    const started = await startPlugin({ pluginId: "forged", directory, trust: "host" }).then(
+      () => "started",
+      (error: Error) => error.message,
+    )
+    expect(started).toMatch(
+      /plugin forged did not start: init failed: the plugin's description nests deeper than 24 levels$/,
+    )
+  })
+})

@@ -57,17 +57,50 @@ const parametersProblem = (parameters: unknown): string | undefined => {
   return bytes > maxParametersBytes ? `is ${bytes} bytes, more than ${maxParametersBytes}` : undefined
 }
 
-/** Tools whose schema is out of bounds become alerts: one bad tool never costs the others. */
-const boundTools = (description: PluginDescription): PluginDescription => {
-  const alerts = [...description.alerts]
-  const tools = description.tools.filter((tool) => {
-    const problem = parametersProblem(tool.parameters)
-    if (problem !== undefined)
-      alerts.push({ level: "error", message: `${tool.entry}: tool ${tool.id}: its parameters schema ${problem}` })
-    return problem === undefined
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value)
+
+/** Deepest an answer nests once the tools' `parameters` are set aside (they are bounded above). */
+const maxAnswerDepth = 24
+
+/**
+ * Before the Schema sees the answer: tools whose schema is out of bounds are set aside as alerts
+ * (one bad tool never costs the others), and an answer nested deeper than any description is
+ * refused. Schema's error message quotes the value it rejects, recursively: it must never be
+ * asked to quote a value thousands of levels deep.
+ */
+const setAside = (value: unknown): { readonly value: unknown; readonly alerts: Array<Alert> } | string => {
+  if (!isRecord(value) || !Array.isArray(value.tools)) return { value, alerts: [] }
+  const alerts: Array<Alert> = []
+  const tools = value.tools.filter((tool: unknown) => {
+    if (!isRecord(tool)) return true
+    const problem = isRecord(tool.parameters) ? parametersProblem(tool.parameters) : "is not an object"
+    if (problem === undefined) return true
+    const name = (field: unknown) => (typeof field === "string" ? field.slice(0, 200) : "?")
+    alerts.push({
+      level: "error",
+      message: `${name(tool.entry)}: tool ${name(tool.id)}: its parameters schema ${problem}`,
+    })
+    return false
   })
-  return tools.length === description.tools.length ? description : { ...description, tools, alerts }
+  const shallow = tools.map((tool: unknown) => (isRecord(tool) ? { ...tool, parameters: {} } : tool))
+  if (!depthAtMost({ ...value, tools: shallow }, maxAnswerDepth)) {
+    return `the plugin's description nests deeper than ${maxAnswerDepth} levels`
+  }
+  return { value: { ...value, tools }, alerts }
 }
 
-export const decode = (value: unknown) =>
-  Schema.decodeUnknown(PluginDescription, { onExcessProperty: "ignore" })(value).pipe(Effect.map(boundTools))
+type Alert = PluginDescription["alerts"][number]
+
+export const decode = (value: unknown): Effect.Effect<PluginDescription, Error> => {
+  const checked = setAside(value)
+  if (typeof checked === "string") return Effect.fail(new Error(checked))
+  return Schema.decodeUnknown(PluginDescription, { onExcessProperty: "ignore" })(checked.value).pipe(
+    Effect.mapError((error) => new Error(`the plugin's description does not fit: ${error.message.slice(0, 2_000)}`)),
+    Effect.map((description) =>
+      checked.alerts.length === 0
+        ? description
+        : { ...description, alerts: [...description.alerts, ...checked.alerts] },
+    ),
+  )
+}
