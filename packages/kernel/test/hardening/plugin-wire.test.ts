@@ -70,6 +70,11 @@ export default [
   tool("empty", () => { writeSync(3, Buffer.alloc(4)); return pending() }),
   // The header of a 60 MB message, then its first megabyte: refused before the rest is read.
   tool("oversize", () => { const header = Buffer.alloc(4); header.writeUInt32BE(60 * 1024 * 1024, 0); writeSync(3, header); writeSync(3, Buffer.alloc(1024 * 1024, 32)); return pending() }),
+  tool("deep-request", () => {
+    writeSync(3, frame('{"kind":"request","id":"x1","method":"probe","params":{"deep":' + deep(20000) + '}}'))
+    writeSync(3, frame('{"kind":"request","id":"x2","method":"probe","params":{"shallow":true}}'))
+    return "sent"
+  }),
   tool("bad-id", () => { writeSync(3, frame('{"kind":"response","id":{"x":1},"ok":true}')); return pending() }),
 ]
 `,
@@ -122,6 +127,19 @@ describe("raw frames from a host plugin are refused by the host's reader", () =>
     const error = await callFails(process, "deep-error")
     expect(error.reason).toBe("failed")
     expect(error.message).toBe("plugin raw-frames: the plugin failed without a text message")
+  })
+
+  it("a request whose params nest 20,000 deep is refused before any handler sees it", async () => {
+    const seen: Array<unknown> = []
+    const process = await startPlugin({
+      pluginId: "raw-frames",
+      directory: rawFrames,
+      trust: "host",
+      onRequest: (method, params) => Effect.sync(() => seen.push([method, params])),
+    })
+    expect(await call(process, "deep-request")).toBe("sent")
+    await eventually(async () => seen.length > 0)
+    expect(seen).toEqual([["probe", { shallow: true }]])
   })
 
   it("a log frame of deep values is logged without them", async () => {

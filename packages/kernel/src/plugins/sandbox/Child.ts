@@ -52,12 +52,18 @@ interface Pending {
 const tailBytes = 4096
 /** Requests child→host served at once; past it the next is refused (the host's memory is not the plugin's). */
 export const maxServed = 64
+const maxParamsDepth = 32
 
 /** Host-made text of a host-side failure (the handlers are the host's, but stay careful). */
-const failureText = (error: unknown): string =>
-  error instanceof Error && typeof error.message === "string"
-    ? error.message.slice(0, Inbound.maxText)
-    : "the request failed"
+const failureText = (error: unknown): string => {
+  try {
+    // A Schema error's message is computed when read, from the value it rejects.
+    const message = error instanceof Error ? error.message : undefined
+    return typeof message === "string" ? message.slice(0, Inbound.maxText) : "the request failed"
+  } catch {
+    return "the request failed"
+  }
+}
 
 export const spawn = (options: ChildOptions): Child => {
   const child: ChildProcess = spawnProcess(process.execPath, [...options.execArgv, options.runner, ...options.args], {
@@ -101,8 +107,15 @@ export const spawn = (options: ChildOptions): Child => {
   }
 
   const serve = (id: string, method: string, params: unknown) => {
-    if (served.size >= maxServed || served.has(id)) {
-      const reason = served.has(id) ? "an id already in flight" : `more than ${maxServed} requests in flight`
+    // Deep params are refused here, so that no handler's decoder ever has to quote one.
+    const reason = served.has(id)
+      ? "an id already in flight"
+      : served.size >= maxServed
+        ? `more than ${maxServed} requests in flight`
+        : !Inbound.depthAtMost(params, maxParamsDepth)
+          ? `its params nest deeper than ${maxParamsDepth} levels`
+          : undefined
+    if (reason !== undefined) {
       return send({ kind: "response", id, ok: false, error: { message: `${method} refused: ${reason}` } })
     }
     const controller = new AbortController()
@@ -113,6 +126,7 @@ export const spawn = (options: ChildOptions): Child => {
         (value) => send({ kind: "response", id, ok: true, value: value ?? null }),
         (error: unknown) => send({ kind: "response", id, ok: false, error: { message: failureText(error) } }),
       )
+      .catch(() => undefined)
       .finally(() => served.delete(id))
   }
 
