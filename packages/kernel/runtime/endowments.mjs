@@ -4,7 +4,7 @@
 
 import { promises as fs } from "node:fs"
 import * as path from "node:path"
-import { log, request } from "./wire.mjs"
+import { log, messageLimit, request } from "./wire.mjs"
 
 const freeze = (value) => (typeof globalThis.harden === "function" ? globalThis.harden(value) : Object.freeze(value))
 
@@ -12,7 +12,12 @@ const freeze = (value) => (typeof globalThis.harden === "function" ? globalThis.
 export const brokeredFetch = () =>
   async function fetch(input, init) {
     const req = new Request(input, init)
-    const body = req.body === null ? null : Buffer.from(await req.arrayBuffer()).toString("base64")
+    const raw = req.body === null ? null : await req.arrayBuffer()
+    // Its base64 must fit in one wire message: refused here, before a copy is made of it.
+    if (raw !== null && Math.ceil(raw.byteLength / 3) * 4 + 64 * 1024 > messageLimit()) {
+      throw new Error(`fetch refused: a request body of ${raw.byteLength} bytes is larger than the wire takes`)
+    }
+    const body = raw === null ? null : Buffer.from(raw).toString("base64")
     const answer = await request(
       "fetch",
       { url: req.url, method: req.method, headers: [...req.headers], body },

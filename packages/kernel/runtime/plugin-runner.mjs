@@ -9,7 +9,8 @@ import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { brokeredFetch, compartmentGlobals } from "./endowments.mjs"
 import { loadAgents, loadChannels, loadTools } from "./entries.mjs"
-import { errorMessage, log, request, serve } from "./wire.mjs"
+import { inputChecker } from "./input-check.mjs"
+import { errorMessage, log, outputTooLarge, request, serve, setMessageLimit } from "./wire.mjs"
 
 const trust = process.argv[2] === "host" ? "host" : "compartment"
 
@@ -21,7 +22,15 @@ if (trust === "compartment") {
   ;({ ModuleSource } = await import("@endo/module-source"))
 }
 
-const state = { tools: new Map(), channels: new Map(), env: {}, config: {}, permissions: {}, outputBytes: 1024 * 1024 }
+const state = {
+  tools: new Map(),
+  checks: new Map(),
+  channels: new Map(),
+  env: {},
+  config: {},
+  permissions: {},
+  outputBytes: 1024 * 1024,
+}
 
 const within = (root, target) => target === root || target.startsWith(root + path.sep)
 
@@ -76,7 +85,7 @@ const channelContext = (channelId, signal) =>
       request("channel.answerApproval", { channelId, ...answer }, signal).then(() => undefined),
   })
 
-const tooLarge = (message) => Object.assign(new Error(message), { code: "output" })
+const tooLarge = outputTooLarge
 
 /** The JSON of `value`, refused past `limit` bytes without building a huge string first. */
 const boundedJson = (value, limit) => {
@@ -107,6 +116,7 @@ serve({
     state.config = freeze(structuredClone(params.config ?? {}))
     state.permissions = params.permissions ?? {}
     state.outputBytes = params.limits?.outputBytes ?? state.outputBytes
+    setMessageLimit(params.limits?.messageBytes)
     if ((state.permissions.network ?? []).length > 0) state.fetch = freeze(brokeredFetch())
     const globals = trust === "compartment" ? await compartmentGlobals(state.permissions, state.fetch) : {}
     const load = await loader(params.directory, globals)
@@ -126,6 +136,7 @@ serve({
       env: state.env,
     })
     state.tools = new Map(tools.map((tool) => [tool.id, tool.definition]))
+    state.checks = new Map(tools.map((tool) => [tool.id, inputChecker(tool.description.parameters)]))
     state.channels = new Map(channels.map((found) => [found.id, found.definition]))
     return {
       tools: tools.map((tool) => tool.description),
@@ -137,6 +148,8 @@ serve({
   "tool.call": async ({ toolId, input }, signal) => {
     const tool = state.tools.get(toolId)
     if (tool === undefined) throw new Error(`unknown tool ${toolId}`)
+    const problems = state.checks.get(toolId)?.(input) ?? []
+    if (problems.length > 0) throw new Error(`invalid input: ${problems.join("; ")}`)
     return boundedJson(await tool.execute(input, toolContext(signal)), state.outputBytes)
   },
   "channel.start": ({ channelId }, signal) => {

@@ -47,11 +47,43 @@ const isDirectory = (path: string) =>
     (stat) => stat.isDirectory(),
     () => false,
   )
+/** A manifest entry of any kind but a folder (a symlink or a pipe is listed with its problem). */
 const hasManifest = (directory: string) =>
-  Fs.stat(Path.join(directory, manifestFile)).then(
-    (stat) => stat.isFile(),
+  Fs.lstat(Path.join(directory, manifestFile)).then(
+    (stat) => !stat.isDirectory(),
     () => false,
   )
+
+const notRegular = `${manifestFile} must be a regular file (not a symbolic link, a device or a pipe)`
+
+/**
+ * The manifest's text, or why it cannot be read. Only a regular file, opened without following a
+ * symlink (O_NOFOLLOW) and without blocking on a pipe (O_NONBLOCK), then checked again on the open
+ * handle: a manifest can never make the listing read, or quote, another file.
+ */
+const readManifestText = async (file: string): Promise<{ text: string } | { problem: string }> => {
+  const stat = await Fs.lstat(file)
+  if (!stat.isFile()) return { problem: notRegular }
+  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = Fs.constants
+  const handle = await Fs.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch(() => undefined)
+  if (handle === undefined) return { problem: notRegular }
+  try {
+    const opened = await handle.stat()
+    if (!opened.isFile()) return { problem: notRegular }
+    const buffer = Buffer.alloc(maxManifestBytes + 1)
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
+    if (bytesRead > maxManifestBytes) return { problem: `${manifestFile} is larger than 64 KiB` }
+    return { text: buffer.subarray(0, bytesRead).toString("utf8") }
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Where JSON.parse stopped, never the text around it (V8 quotes the start of the input). */
+const jsonProblem = (error: unknown) => {
+  const position = error instanceof Error ? /position (\d+)/.exec(error.message)?.[1] : undefined
+  return `${manifestFile} is not valid JSON${position === undefined ? "" : ` (at character ${position})`}`
+}
 
 /** Sub-folders of `directory` (dot folders and `node_modules` aside), sorted. */
 const subfolders = async (directory: string): Promise<Array<string>> => {
@@ -96,14 +128,13 @@ const candidates = async (roots: DiscoveryRoots) => {
 
 /** The manifest of `directory`, or why it cannot be used. */
 const readManifest = async (directory: string, aideVersion: string) => {
-  const file = Path.join(directory, manifestFile)
-  const stat = await Fs.stat(file)
-  if (stat.size > maxManifestBytes) return { manifest: null, problems: [`${manifestFile} is larger than 64 KiB`] }
+  const read = await readManifestText(Path.join(directory, manifestFile))
+  if ("problem" in read) return { manifest: null, problems: [read.problem] }
   let json: unknown
   try {
-    json = JSON.parse(await Fs.readFile(file, "utf8"))
+    json = JSON.parse(read.text)
   } catch (error) {
-    return { manifest: null, problems: [`${manifestFile} is not valid JSON (${(error as Error).message})`] }
+    return { manifest: null, problems: [jsonProblem(error)] }
   }
   const decoded = decodeManifest(json)
   if (Either.isLeft(decoded)) {
@@ -131,7 +162,7 @@ export const discover = (roots: DiscoveryRoots, aideVersion: string): Effect.Eff
     for (const { directory, source } of await candidates(roots)) {
       const read = await readManifest(directory, aideVersion).catch((error: unknown) => ({
         manifest: null,
-        problems: [`${manifestFile} could not be read (${(error as Error).message})`],
+        problems: [`${manifestFile} could not be read (${error instanceof Error ? error.message : "unknown error"})`],
       }))
       const id = read.manifest?.id ?? ("id" in read && typeof read.id === "string" ? read.id : Path.basename(directory))
       const earlier = seen.get(id)

@@ -96,7 +96,7 @@ describe("closing the scope", () => {
 
 describe("a child that writes too-large or garbage messages", () => {
   it.each([
-    ["flood", /^plugin flood: sent a message of \d+ bytes \(limit 2162688\)$/],
+    ["flood", /^plugin flood: sent a message of \d+ bytes \(limit 2162688\); refused before reading it$/],
     ["garbage", /^plugin flood: sent a message the wire does not know$/],
   ])("%s: the process is killed and the call fails", async (toolId, reason) => {
     const plugin = await startPlugin({

@@ -1,32 +1,38 @@
-import { Validator } from "@cfworker/json-schema"
-
-/** Most problems named in one refusal. */
-const maxProblems = 5
-
 /**
- * A tool's input checked against its JSON Schema in the host, before it crosses into the plugin
- * process: a wrong input is the model's mistake, told back as a tool error, and never costs the
- * plugin a call. A schema the validator cannot use accepts everything (the plugin still checks).
+ * What the host checks of a plugin tool's input before it crosses into the plugin's process:
+ * its shape (a JSON object) and its size, in one bounded pass. The tool's JSON Schema is checked
+ * in the plugin's process (runtime/input-check.mjs): a schema can be made to backtrack or run in
+ * quadratic time, and that time must never be the server's event loop (docs/plugin-sandbox.md).
  */
-export const inputChecker = (
-  schema: Readonly<Record<string, unknown>>,
-): ((input: unknown) => ReadonlyArray<string>) => {
-  let validator: Validator
-  try {
-    validator = new Validator(schema as ConstructorParameters<typeof Validator>[0], "2020-12", false)
-  } catch {
-    return () => []
+
+/** Largest input sent to a plugin tool, counted as JSON text (close enough, never lower). */
+export const maxInputBytes = 1024 * 1024
+/** Deepest nesting of an input. */
+export const maxInputDepth = 64
+
+/** Why `input` cannot be sent, or undefined. Iterative and stops at the first bound passed. */
+export const inputProblem = (input: unknown): string | undefined => {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return "input: must be an object"
+  let bytes = 0
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value: input, depth: 1 }]
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop() as { value: unknown; depth: number }
+    if (typeof value === "string") bytes += value.length + 2
+    else if (value !== null && typeof value === "object") {
+      if (depth > maxInputDepth) return `input: nested deeper than ${maxInputDepth} levels`
+      bytes += 2
+      const keys = Array.isArray(value) ? undefined : Object.keys(value)
+      const count = keys === undefined ? (value as Array<unknown>).length : keys.length
+      for (let index = 0; index < count && bytes <= maxInputBytes; index++) {
+        const key = keys?.[index]
+        bytes += key === undefined ? 1 : key.length + 4
+        stack.push({
+          value: key === undefined ? (value as Array<unknown>)[index] : (value as Record<string, unknown>)[key],
+          depth: depth + 1,
+        })
+      }
+    } else bytes += 8
+    if (bytes > maxInputBytes) return `input: larger than ${maxInputBytes} bytes`
   }
-  return (input) => {
-    const result = validator.validate(input)
-    if (result.valid) return []
-    // The leaf errors name the field; the wrappers ("properties failed") repeat them.
-    const leaves = result.errors.filter((error) => !/^(properties|allOf|anyOf|oneOf|items|\$ref)$/.test(error.keyword))
-    return (leaves.length > 0 ? leaves : result.errors)
-      .slice(0, maxProblems)
-      .map(
-        (error) =>
-          `${error.instanceLocation === "#" ? "input" : error.instanceLocation.replace(/^#/, "input")}: ${error.error}`,
-      )
-  }
+  return undefined
 }

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { type ToolDefinition, ToolExecutionError, type ToolSource } from "../../tools/ToolRegistry.js"
 import type { PluginManifest } from "../PluginManifest.js"
 import type { PluginDescription, PluginProcess } from "../sandbox/PluginProcess.js"
-import { inputChecker } from "./InputCheck.js"
+import { inputProblem } from "./InputCheck.js"
 import { toolApproval } from "./PluginSettings.js"
 
 /** A plugin tool as the loader knows it: where it runs and its approval policy now. */
@@ -22,9 +22,11 @@ export const approvalOf = (
   (manifest.provides.tools ?? []).find((entry) => entry.entry === tool.entry)?.requireApproval ??
   true
 
-/** One plugin tool as a kernel tool: input checked in the host, then called in the plugin's process. */
+/**
+ * One plugin tool as a kernel tool: the input's shape and size checked in the host, its schema in
+ * the plugin's process (InputCheck.ts says why), then the tool called there.
+ */
 export const definitionOf = ({ tool, process, requireApproval }: LoadedTool): ToolDefinition => {
-  const check = inputChecker(tool.parameters)
   return {
     name: tool.id,
     description: tool.description,
@@ -32,10 +34,8 @@ export const definitionOf = ({ tool, process, requireApproval }: LoadedTool): To
     requireApproval,
     execute: (input) =>
       Effect.suspend(() => {
-        const problems = check(input)
-        if (problems.length > 0) {
-          return Effect.fail(new ToolExecutionError({ message: `invalid input: ${problems.join("; ")}` }))
-        }
+        const problem = inputProblem(input)
+        if (problem !== undefined) return Effect.fail(new ToolExecutionError({ message: `invalid input: ${problem}` }))
         // The run being stopped reaches the plugin as an aborted `context.signal`.
         const controller = new AbortController()
         return process.callTool(tool.id, input, controller.signal).pipe(

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url"
 
 /** From the bundled dist/index.js, then from src/plugins/sandbox/ (tests run the sources). */
 const candidates = ["../runtime/plugin-runner.mjs", "../../../runtime/plugin-runner.mjs"]
-const runnerPackages = ["ses", "@endo/module-source"]
+const runnerPackages = ["ses", "@endo/module-source", "@cfworker/json-schema"]
 
 export interface RunnerPaths {
   readonly runner: string

@@ -47,6 +47,9 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
   const { options, limits } = setup
   const { runner } = await runnerPaths()
   const argv = await execArgv(setup)
+  // An answer of `outputBytes` (as JSON, with its envelope) fits; anything larger is refused by
+  // its frame header, before the host reads it.
+  const maxMessageBytes = 2 * limits.outputBytes + 64 * 1024
   const directory = await fs.realpath(options.directory)
   const wait = delays(setup.backoff)
   let current: Child | undefined
@@ -77,7 +80,7 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
       execArgv: argv,
       env: options.env,
       cwd: directory,
-      maxMessageBytes: 2 * limits.outputBytes + 64 * 1024,
+      maxMessageBytes,
       memoryMb: limits.memoryMb,
       handle: setup.handle,
       log: setup.log,
@@ -97,7 +100,7 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
           entries: options.entries,
           config: options.config,
           permissions: options.permissions,
-          limits: { outputBytes: limits.outputBytes },
+          limits: { outputBytes: limits.outputBytes, messageBytes: maxMessageBytes },
         },
         limits.startTimeoutMs,
       )
