@@ -12,6 +12,8 @@ export interface ChildFailure {
 
 export interface ChildOptions {
   readonly runner: string
+  /** The containment wrapper chain's first program (Containment.ts); node when absent. */
+  readonly execPath?: string
   readonly args: ReadonlyArray<string>
   readonly execArgv: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string>>
@@ -50,6 +52,9 @@ export const spawn = (options: ChildOptions): Child => {
     execArgv: [...options.execArgv],
     env: { ...options.env },
     cwd: options.cwd,
+    ...(options.execPath === undefined ? {} : { execPath: options.execPath }),
+    // A process group of its own: Ctrl-C in Aide's terminal reaches Aide only, which stops it.
+    detached: true,
     stdio: ["ignore", "pipe", "pipe", "ipc"],
     serialization: "json",
   })
