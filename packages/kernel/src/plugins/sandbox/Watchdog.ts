@@ -20,7 +20,7 @@ export interface WatchdogOptions {
   readonly strikes: number
 }
 
-export const defaultWatchdog: WatchdogOptions = { intervalMs: 2_000, share: 0.5, strikes: 3 }
+export const defaultWatchdog: WatchdogOptions = { intervalMs: 2_000, share: 0.2, strikes: 3 }
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on every Linux build in use). */
 const ticksPerSecond = 100
@@ -77,7 +77,7 @@ export const supported = process.platform === "linux"
 export const watch = (watched: Watched, options: WatchdogOptions): (() => void) => {
   if (!supported) return () => undefined
   let tree: { readonly root: number; readonly pids: ReadonlyArray<number> } | undefined
-  let last: number | undefined
+  let last: { readonly cpuMs: number; readonly at: number } | undefined
   let strikes = 0
   let ticking = false
   const tick = async () => {
@@ -88,20 +88,21 @@ export const watch = (watched: Watched, options: WatchdogOptions): (() => void) 
       last = undefined
       strikes = 0
     }
+    const at = performance.now()
     const cpuMs = await cpuOf(tree.pids)
-    const used = last === undefined ? 0 : cpuMs - last
-    last = cpuMs
+    // Measured against the wall time that really passed: the host's own timer may run late.
+    const share = last === undefined ? 0 : (cpuMs - last.cpuMs) / Math.max(1, at - last.at)
+    last = { cpuMs, at }
     const busy = watched.busySinceLastTick()
-    if (busy || used <= options.share * options.intervalMs) {
+    if (busy || share <= options.share) {
       strikes = 0
       return
     }
     strikes += 1
     if (strikes < options.strikes) return
     strikes = 0
-    const percent = Math.round((100 * used) / options.intervalMs)
     const seconds = (options.strikes * options.intervalMs) / 1000
-    watched.kill(root, `it used ${percent}% of a CPU with no call in flight for ${seconds} s`)
+    watched.kill(root, `it used ${Math.round(100 * share)}% of a CPU with no call in flight for ${seconds} s`)
   }
   const timer = setInterval(() => {
     if (ticking) return
