@@ -44,5 +44,10 @@ export const aidesOwnDeclared = (names: ReadonlyArray<string>, allowed: Readonly
 export const refusedMessage = (pluginId: string, name: string) =>
   `environment variable ${name} is Aide's own: it is given to a plugin only if plugins.${pluginId}.allowEnv lists it`
 
+const allowedPrefix = "Gets Aide's own environment variable "
+
 export const allowedMessage = (pluginId: string, name: string) =>
-  `Gets Aide's own environment variable ${name} (allowed in plugins.${pluginId}.allowEnv)`
+  `${allowedPrefix}${name} (allowed in plugins.${pluginId}.allowEnv)`
+
+/** Whether a listing alert is one of `allowedMessage` (kept once the plugin is loaded). */
+export const isAllowedEnvAlert = (alert: { readonly message: string }) => alert.message.startsWith(allowedPrefix)
