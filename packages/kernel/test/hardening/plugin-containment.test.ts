@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterAll, describe, expect, it } from "vitest"
 import { alive, call, cleanup, eventually, pidOf, start, toolsModule, writePlugin } from "./plugin-support.js"
 
@@ -94,6 +96,20 @@ describe("the address-space cap (finding 6)", () => {
     // 1 GiB for Node itself + 2 × 128 MiB: far from the 4 GiB asked for.
     expect(held.mb).toBeLessThan(1280)
     expect(held.error).toMatch(/Array buffer allocation failed/)
+  })
+})
+
+describe("under the address-space cap, WebAssembly still works", () => {
+  it("a host plugin's own fetch (undici's parser is WebAssembly) reaches a local server", async () => {
+    const server = createServer((_request, response) => response.end("hello"))
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const { port } = server.address() as AddressInfo
+    const directory = writePlugin({
+      "tools.mjs": toolsModule({ get: "return (await fetch(input.url)).text()" }),
+    })
+    const { plugin } = await start({ directory, trust: "host" })
+    expect(await call(plugin, "get", { url: `http://127.0.0.1:${port}/` })).toBe("hello")
+    server.close()
   })
 })
 

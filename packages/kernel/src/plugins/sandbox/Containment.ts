@@ -38,6 +38,10 @@ export interface Launch {
  * starts). A plugin gets that, plus twice its heap limit for the heap and its buffers.
  */
 export const nodeReserveMb = 1024
+
+const wasmFlag = "--disable-wasm-trap-handler"
+/** Node 20.15+ and 22.2+: bounds-checked WebAssembly, without the address-space reservation. */
+const wasmWithoutGuards = process.allowedNodeEnvironmentFlags.has(wasmFlag)
 export const addressSpaceMb = (memoryMb: number) => nodeReserveMb + 2 * memoryMb
 
 interface Programs {
@@ -100,10 +104,13 @@ export const launch = async (options: LaunchOptions): Promise<Launch> => {
   const chain: Array<string> = []
   if (found.setpriv !== undefined) chain.push(found.setpriv, "--pdeathsig", "KILL", "--")
   const cap = options.addressSpaceMb === undefined ? addressSpaceMb(options.memoryMb) : options.addressSpaceMb
-  const capped = found.prlimit !== undefined && cap !== null
+  const capped = found.prlimit !== undefined && cap !== null && wasmWithoutGuards
   if (capped) chain.push(found.prlimit!, `--as=${cap * 1024 * 1024}`, "--")
   if (found.namespaces) chain.push(found.unshare!, ...unshareArgs, "--")
   chain.push(process.execPath)
+  // V8 guards each WebAssembly memory with ~10 GiB of reserved address space, which no cap
+  // allows: without this flag Node's own fetch (undici's llhttp is WebAssembly) fails.
+  if (capped) chain.push(wasmFlag)
   const [execPath, ...prefix] = chain
   return {
     execPath: execPath!,
