@@ -90,6 +90,10 @@ const safeJson = (value) => {
 
 /** The globals of a compartment: harmless ones, plus what `permissions` grants. */
 export const compartmentGlobals = async (permissions, fetch) => {
+  // No timers without the `time` grant: `AbortSignal.timeout` is the one timer among the
+  // endowments, and it is reachable from every signal (`signal.constructor.timeout`), so it is
+  // removed from the class itself, before hardening, in this process that serves no one else.
+  if (permissions.time !== true) delete AbortSignal.timeout
   const globals = {
     TextEncoder,
     TextDecoder,

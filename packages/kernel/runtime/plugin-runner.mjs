@@ -36,7 +36,9 @@ const within = (root, target) => target === root || target.startsWith(root + pat
 
 /** How entry modules load: each in a compartment of its own, or with the platform's `import()`. */
 const loader = async (directory, globals) => {
-  const root = await fs.realpath(directory)
+  // Already a real path (the host resolved it); not read again: a compartment process may read
+  // the folder's files but not the folder as such (RunnerPaths/FsGrants: no symlink is granted).
+  const root = directory
   if (trust === "host") return (file) => import(pathToFileURL(file).href).then((ns) => ns.default)
   return async (file) => (await compartmentFor(root, globals).import(pathToFileURL(file).href)).namespace.default
 }
@@ -123,7 +125,7 @@ serve({
     const alerts = []
     const resolve = async (entry) => {
       const file = path.resolve(params.directory, entry)
-      if (!within(await fs.realpath(params.directory), await fs.realpath(file).catch(() => file))) {
+      if (!within(params.directory, await fs.realpath(file).catch(() => file))) {
         throw new Error("the entry is outside the plugin folder")
       }
       return load(file)

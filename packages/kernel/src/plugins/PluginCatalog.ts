@@ -4,6 +4,7 @@ import type { AppConfigDocument } from "../config/ConfigModel.js"
 import type { JsonObject } from "../config/MergePatch.js"
 import { configProblems, shownConfig } from "./PluginConfigCheck.js"
 import { type DiscoveredPlugin, type DiscoveryRoots, discover } from "./PluginDiscovery.js"
+import { aidesOwnDeclared, allowedEnv, allowedMessage, declaredNames, refusedMessage } from "./PluginEnv.js"
 import type { ConfigFieldDescriptor } from "./PluginManifest.js"
 import { checkPluginsPatch, redactPlugins } from "./PluginSecrets.js"
 import type { PluginView } from "./PluginView.js"
@@ -57,6 +58,7 @@ const viewOf = (
     required: variable.required === true,
     configured: (env[variable.name] ?? "") !== "",
   }))
+  const own = aidesOwnDeclared(manifest === null ? [] : declaredNames(manifest), allowedEnv(values))
   const missingEnv = envVars.filter((variable) => variable.required && !variable.configured)
   const tools = manifest?.provides.tools ?? []
   const host = tools.some((tool) => tool.sandbox === "host")
@@ -89,6 +91,7 @@ const viewOf = (
               alerts: [
                 notLoaded,
                 ...(host ? [{ level: "warning" as const, message: "Runs with full trust (sandbox: host)" }] : []),
+                ...own.allowed.map((name) => ({ level: "warning" as const, message: allowedMessage(plugin.id, name) })),
               ],
             },
           }),
@@ -103,6 +106,7 @@ const viewOf = (
       ...plugin.problems,
       ...configProblems(plugin.id, fields, values),
       ...missingEnv.map((variable) => `environment variable ${variable.name} is required and not set`),
+      ...own.refused.map((name) => refusedMessage(plugin.id, name)),
     ],
   }
 }

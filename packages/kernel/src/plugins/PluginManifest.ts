@@ -112,7 +112,7 @@ export const PluginManifest = Schema.Struct({
   configFields: Schema.optionalWith(
     Schema.Array(ConfigFieldDescriptor).pipe(
       Schema.filter((fields) => {
-        const reserved = fields.find((field) => ["enabled", "tools", "agents"].includes(field.key))
+        const reserved = fields.find((field) => ["enabled", "tools", "agents", "allowEnv"].includes(field.key))
         return reserved === undefined || `"${reserved.key}" is Aide's own setting of every plugin, not a field key`
       }),
     ),

@@ -1,6 +1,7 @@
 import { Effect, type Scope } from "effect"
 import type { ToolDefinition } from "../../tools/ToolRegistry.js"
 import type { DiscoveredPlugin } from "../PluginDiscovery.js"
+import { allowedEnv } from "../PluginEnv.js"
 import type { PluginManifest } from "../PluginManifest.js"
 import * as PluginProcess from "../sandbox/PluginProcess.js"
 import { type AgentDeps, type AgentInfo, delegate, resolveToolIds } from "./PluginAgent.js"
@@ -43,7 +44,7 @@ export const load = (
 ): Effect.Effect<LoadedPlugin, PluginProcess.PluginStartError, Scope.Scope> =>
   Effect.gen(function* () {
     const manifest = plugin.manifest
-    const env = declaredEnv(manifest, options.hostEnv)
+    const env = declaredEnv(manifest, options.hostEnv, allowedEnv(values))
     const config = pluginConfig(manifest.configFields ?? [], values)
     const processes = yield* Effect.forEach(plan(manifest), (processPlan) =>
       PluginProcess.start({

@@ -1,5 +1,6 @@
 import { webhookPath } from "../../channels/gateway/ChannelEndpoint.js"
 import type { ToolInfo } from "../../tools/Tools.js"
+import { isAllowedEnvAlert } from "../PluginEnv.js"
 import type { Alert, PluginView } from "../PluginView.js"
 import type { PluginDescription } from "../sandbox/PluginProcess.js"
 import type { LoadedPlugin } from "./LoadPlugin.js"
@@ -74,7 +75,11 @@ export const withState = (
                 name: tool.name,
                 description: tool.description,
               })),
-              alerts: [...alerts, ...(provides.tools.sandbox === "host" ? [hostWarning] : [])],
+              alerts: [
+                ...alerts,
+                ...(provides.tools.sandbox === "host" ? [hostWarning] : []),
+                ...provides.tools.alerts.filter(isAllowedEnvAlert),
+              ],
             },
           }),
       ...(provides.agents === undefined

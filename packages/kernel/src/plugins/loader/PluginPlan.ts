@@ -1,3 +1,4 @@
+import { declaredNames, isAidesOwn } from "../PluginEnv.js"
 import type { Permissions, PluginManifest } from "../PluginManifest.js"
 
 /**
@@ -57,17 +58,18 @@ export const plan = (manifest: PluginManifest): ReadonlyArray<ProcessPlan> => {
   return plans
 }
 
-/** The variables a plugin may see: those its manifest declares (`envVars`, `permissions.env`). */
+/**
+ * The variables a plugin may see: those its manifest declares (`envVars`, `permissions.env`),
+ * less Aide's own ones (PluginEnv.ts) the owner has not allowed by name.
+ */
 export const declaredEnv = (
   manifest: PluginManifest,
   hostEnv: Readonly<Record<string, string | undefined>>,
+  allowed: ReadonlyArray<string> = [],
 ): Readonly<Record<string, string>> => {
-  const names = new Set([
-    ...(manifest.envVars ?? []).map((variable) => variable.name),
-    ...(manifest.provides.tools ?? []).flatMap((tool) => tool.permissions?.env ?? []),
-  ])
   const env: Record<string, string> = {}
-  for (const name of names) {
+  for (const name of declaredNames(manifest)) {
+    if (isAidesOwn(name) && !allowed.includes(name)) continue
     const value = hostEnv[name]
     if (value !== undefined && value !== "") env[name] = value
   }

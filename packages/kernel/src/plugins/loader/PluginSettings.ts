@@ -2,10 +2,14 @@ import type { ConfigFieldDescriptor } from "../PluginManifest.js"
 
 /**
  * The keys of `plugins.<id>` that belong to Aide rather than to the plugin's own fields:
- * `enabled`, per-tool approval (`tools.<toolId>.requireApproval`) and per-agent model
- * (`agents.<agentId>.model`, `"provider/model"` or `{ provider, model }`).
+ * `enabled`, per-tool approval (`tools.<toolId>.requireApproval`), per-agent model
+ * (`agents.<agentId>.model`, `"provider/model"` or `{ provider, model }`) and `allowEnv`, the
+ * names of Aide's own environment variables the owner lets this plugin have (PluginEnv.ts).
  */
-export const reservedKeys: ReadonlySet<string> = new Set(["enabled", "tools", "agents"])
+export const reservedKeys: ReadonlySet<string> = new Set(["enabled", "tools", "agents", "allowEnv"])
+
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/
+const maxAllowEnv = 64
 
 export interface ModelChoice {
   readonly provider: string
@@ -54,6 +58,16 @@ export const settingsProblems = (
   const path = `plugins.${pluginId}`
   if (values.enabled !== undefined && values.enabled !== null && typeof values.enabled !== "boolean") {
     problems.push(`${path}.enabled: must be true or false`)
+  }
+  const allowEnv = values.allowEnv
+  if (allowEnv !== undefined && allowEnv !== null) {
+    if (
+      !Array.isArray(allowEnv) ||
+      allowEnv.length > maxAllowEnv ||
+      !allowEnv.every((name) => typeof name === "string" && name.length <= 128 && envName.test(name))
+    ) {
+      problems.push(`${path}.allowEnv: must be a list of at most ${maxAllowEnv} environment variable names`)
+    }
   }
   for (const group of ["tools", "agents"] as const) {
     const all = values[group]

@@ -18,6 +18,8 @@ export interface ChildFailure {
 
 export interface ChildOptions {
   readonly runner: string
+  /** The containment wrapper chain's first program (Containment.ts); node when absent. */
+  readonly execPath?: string
   readonly args: ReadonlyArray<string>
   readonly execArgv: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string>>
@@ -66,9 +68,11 @@ const failureText = (error: unknown): string => {
 }
 
 export const spawn = (options: ChildOptions): Child => {
-  const child: ChildProcess = spawnProcess(process.execPath, [...options.execArgv, options.runner, ...options.args], {
+  const child: ChildProcess = spawnProcess(options.execPath ?? process.execPath, [...options.execArgv, options.runner, ...options.args], {
     env: { ...options.env },
     cwd: options.cwd,
+    // A process group of its own: Ctrl-C in Aide's terminal reaches Aide only, which stops it.
+    detached: true,
     // fd 3 is the wire (a socket pair); there is no Node IPC channel.
     stdio: ["ignore", "pipe", "pipe", "pipe"],
   })

@@ -4,9 +4,12 @@ import type { Permissions } from "../PluginManifest.js"
 import * as BrokeredFetch from "./BrokeredFetch.js"
 import type { ChildFailure } from "./Child.js"
 import { decode, type PluginDescription } from "./Description.js"
+import { resolveFsGrants } from "./FsGrants.js"
+import { defaultLogRate, type LogRate, limitLogs } from "./LogLimiter.js"
 import { PluginCallError, PluginStartError } from "./SandboxErrors.js"
 import { type Supervised, supervise } from "./Supervised.js"
 import { type Backoff, defaultBackoff } from "./Supervisor.js"
+import { defaultWatchdog, type WatchdogOptions, watch, supported as watchdogSupported } from "./Watchdog.js"
 
 /**
  * A plugin's code running in a child process of its own (docs/plugin-sandbox.md): started,
@@ -40,6 +43,12 @@ export interface PluginProcessOptions {
     readonly callTimeoutMs?: number
     readonly outputBytes?: number
     readonly startTimeoutMs?: number
+    /** RLIMIT_AS in MiB; default Containment.addressSpaceMb(memoryMb); `null` for none. */
+    readonly addressSpaceMb?: number | null
+    /** The CPU watchdog between calls (Watchdog.ts); `null` turns it off. */
+    readonly watchdog?: Partial<WatchdogOptions> | null
+    /** Plugin log lines let through per second (LogLimiter.ts). */
+    readonly logRate?: Partial<LogRate>
   }
   /** Restart delays; default 1 s doubling to 60 s (tests shorten them). */
   readonly backoff?: Partial<Backoff>
@@ -69,12 +78,23 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
     const runtime = yield* Effect.runtime<never>()
     const limits = { ...defaults, ...options.limits }
     const fetch = BrokeredFetch.make(options.permissions.network ?? [], options.egress)
-    const log = (level: string, message: string, data?: unknown) =>
+    const write = (level: string, message: string, data?: unknown) =>
       Runtime.runFork(runtime)(
         Effect.logWithLevel(levelOf(level), message, ...(data === undefined ? [] : [data])).pipe(
           Effect.annotateLogs({ plugin: options.pluginId, trust: options.trust }),
         ),
       )
+    const limited = yield* Effect.acquireRelease(
+      Effect.sync(() => limitLogs({ ...defaultLogRate, ...options.limits?.logRate }, write)),
+      (limited) => Effect.sync(() => limited.close()),
+    )
+    const log = limited.write
+    // fs grants resolved once, here, for both the permission layer and the compartment's `fs`.
+    const grants = yield* Effect.promise(() => resolveFsGrants(options.directory, options.permissions.fs ?? []))
+    for (const grant of grants.missing) write("warn", `fs grant ${grant} does not exist: it grants nothing`)
+    const { fs: _declared, ...otherPermissions } = options.permissions
+    const permissions = grants.fs.length === 0 ? otherPermissions : { ...otherPermissions, fs: grants.fs }
+    const supervisedOptions: PluginProcessOptions = { ...options, permissions }
     const handle = (method: string, params: unknown, signal: AbortSignal): Promise<unknown> => {
       if (method === "fetch") return fetch(params, signal)
       if (options.onRequest === undefined) return Promise.reject(new Error(`${method} is not available`))
@@ -84,7 +104,7 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
       Effect.tryPromise({
         try: () =>
           supervise({
-            options,
+            options: supervisedOptions,
             limits,
             backoff: { ...defaultBackoff, ...options.backoff },
             handle,
@@ -108,6 +128,33 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
         message: `plugin ${options.pluginId}: ${known.message ?? String(failure)}`,
       })
     }
+    // What the watchdog needs to tell "in a call" from "idle".
+    let inFlight = 0
+    let busySinceTick = false
+    const watchdog = options.limits?.watchdog
+    if (watchdog !== null) {
+      if (!watchdogSupported) write("warn", "no CPU watchdog between calls on this platform (it reads /proc)")
+      const stop = watch(
+        {
+          pid: () => supervised.pid(),
+          busySinceLastTick: () => {
+            const busy = busySinceTick || inFlight > 0
+            busySinceTick = false
+            return busy
+          },
+          kill: (pid, reason) => {
+            write("warn", `plugin process killed by the CPU watchdog: ${reason}`)
+            try {
+              process.kill(pid, "SIGKILL")
+            } catch {
+              // Already gone.
+            }
+          },
+        },
+        { ...defaultWatchdog, ...watchdog },
+      )
+      yield* Effect.addFinalizer(() => Effect.sync(stop))
+    }
     const request: PluginProcess["request"] = (method, params, callOptions) =>
       Effect.async<unknown, PluginCallError>((resume) => {
         const controller = new AbortController()
@@ -116,9 +163,24 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
             ? controller.signal
             : AbortSignal.any([controller.signal, callOptions.signal])
         const timeoutMs = callOptions?.timeoutMs === undefined ? limits.callTimeoutMs : callOptions.timeoutMs
+        // A call with a deadline may use the CPU (its timeout bounds it); one without may not.
+        const timed = timeoutMs !== null
+        if (timed) {
+          inFlight += 1
+          busySinceTick = true
+        }
+        const done = () => {
+          if (timed) inFlight -= 1
+        }
         supervised.request(method, params, timeoutMs, signal).then(
-          (value) => resume(Effect.succeed(value)),
-          (failure) => resume(Effect.fail(toError(method)(failure))),
+          (value) => {
+            done()
+            resume(Effect.succeed(value))
+          },
+          (failure) => {
+            done()
+            resume(Effect.fail(toError(method)(failure)))
+          },
         )
         // Interrupting the fiber cancels the call in the child too.
         return Effect.sync(() => controller.abort())

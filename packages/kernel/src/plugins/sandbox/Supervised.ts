@@ -1,7 +1,8 @@
 import { promises as fs } from "node:fs"
-import * as path from "node:path"
 import { type Child, type ChildFailure, spawn } from "./Child.js"
+import { launch, missingWalls } from "./Containment.js"
 import type { PluginDescription } from "./Description.js"
+import { permissionPaths } from "./FsGrants.js"
 import type { PluginProcessOptions } from "./PluginProcess.js"
 import { runnerPaths } from "./RunnerPaths.js"
 import { type Backoff, delays } from "./Supervisor.js"
@@ -24,21 +25,16 @@ interface Setup {
   readonly decode: (value: unknown) => Promise<PluginDescription>
 }
 
-const realpaths = async (paths: ReadonlyArray<string>) =>
-  (await Promise.all(paths.map((p) => fs.realpath(path.resolve(p)).catch(() => undefined)))).filter(
-    (p): p is string => p !== undefined,
-  )
-
 /** The node flags of a child: the permission model for a compartment, the memory cap for both. */
 export const execArgv = async ({ options, limits }: Pick<Setup, "options" | "limits">): Promise<Array<string>> => {
   const memory = `--max-old-space-size=${limits.memoryMb}`
   if (options.trust === "host") return [memory]
   const { readable } = await runnerPaths()
-  const granted = await realpaths([options.directory, ...(options.permissions.fs ?? [])])
+  const granted = await permissionPaths(options.directory, options.permissions.fs ?? [], readable)
   return [
     "--experimental-permission",
     "--disable-warning=ExperimentalWarning",
-    ...[...readable, ...granted].map((p) => `--allow-fs-read=${p}`),
+    ...granted.map((p) => `--allow-fs-read=${p}`),
     memory,
   ]
 }
@@ -50,6 +46,9 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
   // An answer of `outputBytes` (as JSON, with its envelope) fits; anything larger is refused by
   // its frame header, before the host reads it.
   const maxMessageBytes = 2 * limits.outputBytes + 64 * 1024
+  const wrapper = await launch({ memoryMb: limits.memoryMb, addressSpaceMb: options.limits?.addressSpaceMb })
+  const missing = missingWalls(wrapper.walls)
+  if (missing !== "") setup.log("warn", `plugin process runs without ${missing}: not available on this machine`)
   const directory = await fs.realpath(options.directory)
   const wait = delays(setup.backoff)
   let current: Child | undefined
@@ -76,8 +75,9 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
   const startOnce = async (): Promise<void> => {
     const child: Child = spawn({
       runner,
+      execPath: wrapper.execPath,
       args: [options.trust],
-      execArgv: argv,
+      execArgv: [...wrapper.prefix, ...argv],
       env: options.env,
       cwd: directory,
       maxMessageBytes,
