@@ -5,7 +5,7 @@ import * as path from "node:path"
 /**
  * The OS-level walls around a plugin process (docs/plugin-sandbox.md "Containment"), built from
  * util-linux programs that exec into the next, so the process the host forks *is* the plugin
- * process's wrapper chain and the IPC channel passes through untouched:
+ * process's wrapper chain and the fd-3 wire passes through untouched:
  *
  *   setpriv --pdeathsig KILL   dies with Aide, even busy or after kill -9 of the server
  *   prlimit --as=N             an address-space cap: ArrayBuffers count, not just V8's heap
