@@ -5,51 +5,59 @@
 //   node [--experimental-permission --allow-fs-read=…] --max-old-space-size=N plugin-runner.mjs <trust>
 
 import { promises as fs } from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { brokeredFetch, compartmentGlobals } from "./endowments.mjs"
 import { loadAgents, loadChannels, loadTools } from "./entries.mjs"
+import { loadFailure, moduleFile, readRecord, recordKey, resolveSpecifier, within } from "./modules.mjs"
 import { errorMessage, log, request, serve } from "./wire.mjs"
 
 const trust = process.argv[2] === "host" ? "host" : "compartment"
 
 // Lockdown comes first, before any plugin code and before the module transformer is loaded.
-let ModuleSource
+// SES as its one-file CommonJS bundle: its ~60 ES modules cost more to load than lockdown itself.
 if (trust === "compartment") {
-  await import("ses")
+  createRequire(import.meta.url)("ses")
   lockdown({ overrideTaming: "severe", errorTaming: "unsafe", consoleTaming: "unsafe", stackFiltering: "concise" })
-  ;({ ModuleSource } = await import("@endo/module-source"))
 }
 
 const state = { tools: new Map(), channels: new Map(), env: {}, config: {}, permissions: {}, outputBytes: 1024 * 1024 }
 
-const within = (root, target) => target === root || target.startsWith(root + path.sep)
+/**
+ * A module's source for SES: its precompiled record from `cacheDir` (precompile.mjs wrote it when
+ * the plugin was enabled), else compiled here, loading the transformer (Babel) only then.
+ */
+let ModuleSource
+const moduleSource = async (cacheDir, url, text) => {
+  if (cacheDir !== undefined) {
+    const record = await readRecord(cacheDir, recordKey(url, text))
+    if (record?.error !== undefined) throw new Error(record.error)
+    if (record !== undefined) return record
+  }
+  ModuleSource ??= (await import("@endo/module-source")).ModuleSource
+  return new ModuleSource(text, url)
+}
 
 /** How entry modules load: each in a compartment of its own, or with the platform's `import()`. */
-const loader = async (directory, globals) => {
+const loader = async (directory, globals, cacheDir) => {
   const root = await fs.realpath(directory)
   if (trust === "host") return (file) => import(pathToFileURL(file).href).then((ns) => ns.default)
-  return async (file) => (await compartmentFor(root, globals).import(pathToFileURL(file).href)).namespace.default
+  return async (file) =>
+    (await compartmentFor(root, globals, cacheDir).import(pathToFileURL(file).href)).namespace.default
 }
 
 /** One compartment per entry module: entries share nothing but hardened endowments. */
-const compartmentFor = (root, globals) =>
+const compartmentFor = (root, globals, cacheDir) =>
   new Compartment({
     __options__: true,
     globals,
-    // Only the plugin's own files: no builtins, no packages, nothing outside its folder.
-    resolveHook: (specifier, referrer) => {
-      if (!specifier.startsWith("./") && !specifier.startsWith("../")) {
-        throw new Error(`import of "${specifier}" refused: a sandboxed plugin may only import its own files`)
-      }
-      return new URL(specifier, referrer).href
-    },
+    // Only the plugin's own files and the vetted SDK: no builtins, no packages, nothing outside its folder.
+    resolveHook: resolveSpecifier,
     importHook: async (specifier) => {
-      const file = await fs.realpath(new URL(specifier).pathname).catch(() => {
-        throw new Error(`module ${specifier} not found`)
-      })
-      if (!within(root, file)) throw new Error(`import of ${specifier} refused: outside the plugin folder`)
-      return { source: new ModuleSource(await fs.readFile(file, "utf8"), pathToFileURL(file).href) }
+      const file = await moduleFile(root, specifier)
+      const url = pathToFileURL(file).href
+      return { source: await moduleSource(cacheDir, url, await fs.readFile(file, "utf8")) }
     },
   })
 
@@ -109,7 +117,7 @@ serve({
     state.outputBytes = params.limits?.outputBytes ?? state.outputBytes
     if ((state.permissions.network ?? []).length > 0) state.fetch = freeze(brokeredFetch())
     const globals = trust === "compartment" ? await compartmentGlobals(state.permissions, state.fetch) : {}
-    const load = await loader(params.directory, globals)
+    const load = await loader(params.directory, globals, params.modules)
     const alerts = []
     const resolve = async (entry) => {
       const file = path.resolve(params.directory, entry)
@@ -118,7 +126,9 @@ serve({
       }
       return load(file)
     }
-    const failed = (entry, error) => alerts.push({ level: "error", message: `${entry}: ${errorMessage(error)}` })
+    const root = await fs.realpath(params.directory)
+    const failed = (entry, error) =>
+      alerts.push({ level: "error", message: `${entry}: ${loadFailure(errorMessage(error), root)}` })
     const tools = await loadTools(params.entries?.tools ?? [], resolve, failed, alerts)
     const agents = await loadAgents(params.entries?.agents ?? [], resolve, failed, alerts)
     const channels = await loadChannels(params.entries?.channels ?? [], resolve, failed, alerts, {

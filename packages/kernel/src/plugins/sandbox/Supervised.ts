@@ -34,7 +34,11 @@ export const execArgv = async ({ options, limits }: Pick<Setup, "options" | "lim
   const memory = `--max-old-space-size=${limits.memoryMb}`
   if (options.trust === "host") return [memory]
   const { readable } = await runnerPaths()
-  const granted = await realpaths([options.directory, ...(options.permissions.fs ?? [])])
+  const granted = await realpaths([
+    options.directory,
+    ...(options.permissions.fs ?? []),
+    ...(options.modules === undefined ? [] : [options.modules]),
+  ])
   return [
     "--experimental-permission",
     "--disable-warning=ExperimentalWarning",
@@ -98,6 +102,7 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
           config: options.config,
           permissions: options.permissions,
           limits: { outputBytes: limits.outputBytes },
+          ...(options.modules === undefined ? {} : { modules: options.modules }),
         },
         limits.startTimeoutMs,
       )
