@@ -8,9 +8,11 @@
 // of a process start otherwise; docs/plugin-sandbox.md).
 
 import { createHash } from "node:crypto"
-import { promises as fs } from "node:fs"
+import { promises as fs, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import * as vm from "node:vm"
 
 /** Bumped when the record format or the compiler changes: old records are then never read. */
 const format = "aide-module-1/@endo/module-source@1.3.3"
@@ -93,4 +95,38 @@ export const loadFailure = (message, root) => {
   const inner = /\(\d+ underlying failures?: ([\s\S]*)$/.exec(message)
   const reason = inner === null ? message : inner[1]
   return reason.replaceAll(`${pathToFileURL(root).href}/`, "")
+}
+
+/**
+ * The name of SES's V8 code cache in a records folder. V8 accepts a cache only from the same
+ * Node, the same source and the same V8 flags (`--max-old-space-size` is one), so all three
+ * name it: a process with other flags finds no cache and compiles, as without one.
+ */
+const sesCacheName = (text) => {
+  const flags = process.execArgv.filter((flag) => flag.startsWith("--max-old-space-size")).join(" ")
+  return `ses-${createHash("sha256").update(`${process.version}\0${flags}\0${text}`).digest("hex").slice(0, 32)}.v8`
+}
+
+/**
+ * Evaluates SES (defining `lockdown`, `harden`, `Compartment`), with the code cache found in
+ * `cacheDir`. Returns what `precompile.mjs` needs to write that cache.
+ */
+export const loadSes = (cacheDir) => {
+  // SES as its one-file CommonJS bundle: its ~60 ES modules cost more to load than lockdown itself.
+  const sesFile = createRequire(import.meta.url).resolve("ses")
+  const text = readFileSync(sesFile, "utf8")
+  const name = sesCacheName(text)
+  let cachedData
+  if (cacheDir !== undefined) {
+    try {
+      cachedData = readFileSync(path.join(cacheDir, name))
+    } catch {
+      cachedData = undefined
+    }
+  }
+  const wrapper = `(function (exports, require, module, __filename, __dirname) {${text}\n})`
+  const script = new vm.Script(wrapper, { filename: sesFile, ...(cachedData === undefined ? {} : { cachedData }) })
+  const module = { exports: {} }
+  script.runInThisContext()(module.exports, createRequire(sesFile), module, sesFile, path.dirname(sesFile))
+  return { script, name }
 }

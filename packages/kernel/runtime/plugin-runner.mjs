@@ -5,20 +5,20 @@
 //   node [--experimental-permission --allow-fs-read=…] --max-old-space-size=N plugin-runner.mjs <trust>
 
 import { promises as fs } from "node:fs"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { brokeredFetch, compartmentGlobals } from "./endowments.mjs"
 import { loadAgents, loadChannels, loadTools } from "./entries.mjs"
-import { loadFailure, moduleFile, readRecord, recordKey, resolveSpecifier, within } from "./modules.mjs"
+import { loadFailure, loadSes, moduleFile, readRecord, recordKey, resolveSpecifier, within } from "./modules.mjs"
 import { errorMessage, log, request, serve } from "./wire.mjs"
 
 const trust = process.argv[2] === "host" ? "host" : "compartment"
+/** The plugin's precompiled modules (and SES's code cache), when the host made them. */
+const modulesDir = process.argv[3]
 
 // Lockdown comes first, before any plugin code and before the module transformer is loaded.
-// SES as its one-file CommonJS bundle: its ~60 ES modules cost more to load than lockdown itself.
 if (trust === "compartment") {
-  createRequire(import.meta.url)("ses")
+  loadSes(modulesDir)
   lockdown({ overrideTaming: "severe", errorTaming: "unsafe", consoleTaming: "unsafe", stackFiltering: "concise" })
 }
 
@@ -117,7 +117,7 @@ serve({
     state.outputBytes = params.limits?.outputBytes ?? state.outputBytes
     if ((state.permissions.network ?? []).length > 0) state.fetch = freeze(brokeredFetch())
     const globals = trust === "compartment" ? await compartmentGlobals(state.permissions, state.fetch) : {}
-    const load = await loader(params.directory, globals, params.modules)
+    const load = await loader(params.directory, globals, modulesDir)
     const alerts = []
     const resolve = async (entry) => {
       const file = path.resolve(params.directory, entry)

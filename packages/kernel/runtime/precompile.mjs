@@ -6,12 +6,22 @@
 //   node precompile.mjs '{"directory":…,"entries":["tools.js"],"cacheDir":…}'
 //
 // Prints one JSON line: { modules, compiled, failed }. Modules already in the cache are read,
-// not compiled; records of this plugin no longer used are removed.
+// not compiled; records of this plugin no longer used are removed. Also writes SES's V8 code
+// cache for the plugin process (modules.mjs, loadSes).
 
 import { promises as fs } from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import { compile, limits, moduleFile, readRecord, recordKey, recordPath, resolveSpecifier } from "./modules.mjs"
+import {
+  compile,
+  limits,
+  loadSes,
+  moduleFile,
+  readRecord,
+  recordKey,
+  recordPath,
+  resolveSpecifier,
+} from "./modules.mjs"
 
 const request = JSON.parse(process.argv[2] ?? "{}")
 const root = await fs.realpath(request.directory)
@@ -69,9 +79,19 @@ const visit = async (url) => {
 
 for (const entry of request.entries ?? []) await visit(pathToFileURL(path.resolve(root, entry)).href)
 
+// SES's V8 code cache for the plugin process (started with the same --max-old-space-size), made
+// after a lockdown so that the functions lockdown runs are in it. Nothing is compiled after this.
+const ses = loadSes(cacheDir)
+used.add(ses.name)
+if (!(await fs.stat(path.join(cacheDir, ses.name)).catch(() => false))) {
+  lockdown({ overrideTaming: "severe", errorTaming: "unsafe", consoleTaming: "unsafe", stackFiltering: "concise" })
+  await fs.writeFile(path.join(cacheDir, `${ses.name}.${process.pid}.tmp`), ses.script.createCachedData())
+  await fs.rename(path.join(cacheDir, `${ses.name}.${process.pid}.tmp`), path.join(cacheDir, ses.name))
+}
+
 // The folder is this plugin's alone: what this run did not use belongs to older versions.
 for (const name of await fs.readdir(cacheDir)) {
-  if (name.endsWith(".json") && !used.has(name)) await fs.rm(path.join(cacheDir, name), { force: true })
+  if (/\.(json|v8)$/.test(name) && !used.has(name)) await fs.rm(path.join(cacheDir, name), { force: true })
 }
 
 process.stdout.write(`${JSON.stringify(summary)}\n`)

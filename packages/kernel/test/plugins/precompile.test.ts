@@ -24,6 +24,8 @@ describe("precompiled plugin modules", () => {
     expect(await Effect.runPromise(precompile(request))).toEqual({ modules: 2, compiled: 2, failed: 0 })
     const first = await records(cacheDir)
     expect(first).toHaveLength(2)
+    // and SES's code cache for the plugin process
+    expect((await fs.readdir(cacheDir)).filter((name) => /^ses-[0-9a-f]+\.v8$/.test(name))).toHaveLength(1)
     expect(await Effect.runPromise(precompile(request))).toEqual({ modules: 2, compiled: 0, failed: 0 })
     expect(await records(cacheDir)).toEqual(first)
 

@@ -51,11 +51,12 @@ const modulesOf = (
   plugin: DiscoveredPlugin,
   processPlan: ProcessPlan,
   modulesDir: string | undefined,
+  memoryMb: number,
 ): Effect.Effect<string | undefined> => {
   if (modulesDir === undefined || processPlan.trust !== "compartment") return Effect.succeed(undefined)
   const cacheDir = Path.join(modulesDir, plugin.id)
   const entries = [...processPlan.entries.tools, ...processPlan.entries.agents]
-  return precompile({ directory: plugin.directory, entries, cacheDir }).pipe(
+  return precompile({ directory: plugin.directory, entries, cacheDir, memoryMb }).pipe(
     Effect.tap((summary) => Effect.logDebug("plugin modules precompiled", summary)),
     Effect.catchAll((error) =>
       Effect.logWarning(`plugin modules not precompiled (${error.message}); the plugin process compiles them`),
@@ -76,20 +77,22 @@ export const load = (
     const env = declaredEnv(manifest, options.hostEnv)
     const config = pluginConfig(manifest.configFields ?? [], values)
     const processes = yield* Effect.forEach(plan(manifest), (processPlan) =>
-      Effect.flatMap(modulesOf(plugin, processPlan, options.modulesDir), (modules) =>
-        PluginProcess.start({
-          pluginId: plugin.id,
-          directory: plugin.directory,
-          trust: processPlan.trust,
-          entries: processPlan.entries,
-          permissions: processPlan.permissions,
-          env,
-          config,
-          ...(options.limits === undefined ? {} : { limits: options.limits }),
-          ...(options.egress === undefined ? {} : { egress: options.egress }),
-          ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest(plugin.id) }),
-          ...(modules === undefined ? {} : { modules }),
-        }),
+      Effect.flatMap(
+        modulesOf(plugin, processPlan, options.modulesDir, options.limits?.memoryMb ?? PluginProcess.defaults.memoryMb),
+        (modules) =>
+          PluginProcess.start({
+            pluginId: plugin.id,
+            directory: plugin.directory,
+            trust: processPlan.trust,
+            entries: processPlan.entries,
+            permissions: processPlan.permissions,
+            env,
+            config,
+            ...(options.limits === undefined ? {} : { limits: options.limits }),
+            ...(options.egress === undefined ? {} : { egress: options.egress }),
+            ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest(plugin.id) }),
+            ...(modules === undefined ? {} : { modules }),
+          }),
       ),
     )
     const descriptions = Effect.forEach(processes, (process) => process.description)

@@ -21,6 +21,11 @@ export interface PrecompileRequest {
   readonly entries: ReadonlyArray<string>
   /** The plugin's own records folder (its unused records are removed). */
   readonly cacheDir: string
+  /**
+   * The plugin process's `--max-old-space-size`: the compile runs with the same, since V8 takes
+   * SES's code cache (written here) only from a process with the same flags. Default 256.
+   */
+  readonly memoryMb?: number
 }
 
 export interface PrecompileSummary {
@@ -30,6 +35,9 @@ export interface PrecompileSummary {
 }
 
 export const limits = { timeoutMs: 30_000, memoryMb: 256, outputBytes: 64 * 1024 }
+
+/** A compile given less memory than this would fail: it runs with the default instead (no code cache then). */
+const minimumMemoryMb = 128
 
 const run = async (request: PrecompileRequest, signal: AbortSignal): Promise<PrecompileSummary> => {
   const { runner, readable } = await runnerPaths()
@@ -42,7 +50,7 @@ const run = async (request: PrecompileRequest, signal: AbortSignal): Promise<Pre
     "--disable-warning=ExperimentalWarning",
     ...[...readable, directory, cacheDir].map((p) => `--allow-fs-read=${p}`),
     `--allow-fs-write=${cacheDir}`,
-    `--max-old-space-size=${limits.memoryMb}`,
+    `--max-old-space-size=${(request.memoryMb ?? 0) >= minimumMemoryMb ? request.memoryMb : limits.memoryMb}`,
     script,
     JSON.stringify({ directory, entries: request.entries, cacheDir }),
   ]

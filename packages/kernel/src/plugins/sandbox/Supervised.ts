@@ -77,7 +77,8 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
   const startOnce = async (): Promise<void> => {
     const child: Child = spawn({
       runner,
-      args: [options.trust],
+      // The precompiled modules folder is known before `init`: SES's code cache is read from it.
+      args: [options.trust, ...(options.modules === undefined ? [] : [options.modules])],
       execArgv: argv,
       env: options.env,
       cwd: directory,
@@ -102,7 +103,6 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
           config: options.config,
           permissions: options.permissions,
           limits: { outputBytes: limits.outputBytes },
-          ...(options.modules === undefined ? {} : { modules: options.modules }),
         },
         limits.startTimeoutMs,
       )
