@@ -2,7 +2,7 @@
 // `child_process.fork` (packages/kernel/src/plugins/sandbox/). Plain ESM, no build step.
 // docs/plugin-sandbox.md describes the wire, the trust levels and what each may reach.
 //
-//   node [--experimental-permission --allow-fs-read=…] --max-old-space-size=N plugin-runner.mjs <trust>
+//   node [--experimental-permission --allow-fs-read=…] --max-old-space-size=N plugin-runner.mjs <trust> [modulesDir]
 
 import { promises as fs } from "node:fs"
 import * as path from "node:path"

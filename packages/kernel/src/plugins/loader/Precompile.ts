@@ -41,7 +41,7 @@ const minimumMemoryMb = 128
 
 const run = async (request: PrecompileRequest, signal: AbortSignal): Promise<PrecompileSummary> => {
   const { runner, readable } = await runnerPaths()
-  await fs.mkdir(request.cacheDir, { recursive: true })
+  await fs.mkdir(request.cacheDir, { recursive: true, mode: 0o700 })
   const cacheDir = await fs.realpath(request.cacheDir)
   const directory = await fs.realpath(request.directory)
   const script = path.join(path.dirname(runner), "precompile.mjs")
