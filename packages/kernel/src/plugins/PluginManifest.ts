@@ -144,6 +144,15 @@ export const PluginManifest = Schema.Struct({
     tools: Schema.optionalWith(Schema.Array(ToolEntry), { exact: true }),
     agents: Schema.optionalWith(Schema.Array(AgentEntry), { exact: true }),
     channels: Schema.optionalWith(Schema.Array(ChannelEntry), { exact: true }),
-  }),
+  }).pipe(
+    // Declared ids name tools `<pluginId>:<id>`: one id declared twice could never match the code.
+    Schema.filter((provides) => {
+      const twice = (ids: ReadonlyArray<string>) => ids.find((id, index) => ids.indexOf(id) !== index)
+      const tool = twice((provides.tools ?? []).flatMap((entry) => (entry.tools ?? []).map((item) => item.id)))
+      const agent = twice((provides.agents ?? []).flatMap((entry) => (entry.agents ?? []).map((item) => item.id)))
+      if (tool !== undefined) return `tool id "${tool}" is declared twice`
+      return agent === undefined || `agent id "${agent}" is declared twice`
+    }),
+  ),
 }).annotations({ identifier: "PluginManifest" })
 export type PluginManifest = typeof PluginManifest.Type
