@@ -2,25 +2,48 @@
 // Aide plugin sandbox benchmark, against the built kernel (packages/kernel/dist): what one tool
 // call through a plugin process (PluginProcess.callTool: IPC to a child, SES compartment or
 // host trust) costs over calling the same tool in-process, both through Effect.runPromise; the
-// plugin processes' start time and RSS.
+// plugin processes' start time and RSS, and (A/B, alternating) a compartment process's start
+// with its modules precompiled (PluginPrecompile, as the loader does when a plugin is enabled)
+// against one that compiles them itself (loads Babel).
 //
 //   npx -y pnpm@10.20.0 -r build && node bench/plugin-call.mjs
 //
-// Knobs: PLUGIN_CALLS [2000] measured calls per side.  PLUGIN_WARMUP [200].
+// Knobs: PLUGIN_CALLS [2000] measured calls per side.  PLUGIN_WARMUP [200].  PLUGIN_STARTS [7]
+// A/B rounds of process starts.
 // Prints a markdown table; writes bench/results/plugin-call-<timestamp>.json. ~10 s.
 
+import { readFileSync } from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import { importFrom, log, median, percentile, root, round, rssMiB, table, writeResults } from "./harness.mjs"
+import {
+  cpuMs,
+  importFrom,
+  log,
+  median,
+  percentile,
+  removeDir,
+  root,
+  round,
+  rssMiB,
+  table,
+  tmpDir,
+  writeResults,
+} from "./harness.mjs"
 
-const { PluginProcess } = await import(pathToFileURL(path.join(root, "packages/kernel/dist/index.js")).href)
+const { PluginPrecompile, PluginProcess } = await import(
+  pathToFileURL(path.join(root, "packages/kernel/dist/index.js")).href
+)
 const { Effect, Exit, Scope } = await importFrom("kernel", "effect")
 
 const int = (name, fallback) => {
   const value = Number(process.env[name])
   return Number.isInteger(value) && value > 0 ? value : fallback
 }
-const settings = { calls: int("PLUGIN_CALLS", 2000), warmup: int("PLUGIN_WARMUP", 200) }
+const settings = {
+  calls: int("PLUGIN_CALLS", 2000),
+  warmup: int("PLUGIN_WARMUP", 200),
+  starts: int("PLUGIN_STARTS", 7),
+}
 const directory = path.join(root, "packages/kernel/test/plugins/fixtures/basic")
 const input = { text: "hello" }
 
@@ -76,6 +99,77 @@ const viaProcess = async (trust) => {
   }
 }
 
+/** Memory the process alone holds (its private pages: RSS less what it shares, Node's code). */
+const privateMiB = (pid) => {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8")
+    const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? Number.NaN)
+    return (kb("Private_Clean") + kb("Private_Dirty")) / 1024
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** One plugin process started (until its `init` answered) and stopped: ms, RSS, private MiB. */
+const startOnce = async (modules, trust = "compartment") => {
+  const scope = Effect.runSync(Scope.make())
+  const started = performance.now()
+  const plugin = await Effect.runPromise(
+    PluginProcess.start({
+      pluginId: "basic",
+      directory,
+      trust,
+      entries: { tools: ["tools.mjs"], agents: [], channels: [] },
+      permissions: {},
+      env: {},
+      config: {},
+      ...(modules === undefined ? {} : { modules }),
+    }).pipe(Scope.extend(scope)),
+  )
+  const ms = performance.now() - started
+  const pid = await Effect.runPromise(plugin.pid)
+  const rss = rssMiB(pid)
+  const own = privateMiB(pid)
+  const cpu = cpuMs(pid)
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  return { ms, rss, own, cpu }
+}
+
+const startAB = async () => {
+  const cacheDir = path.join(tmpDir("aide-bench-modules-"), "basic")
+  const compile = (label) => async () => {
+    const started = performance.now()
+    const summary = await Effect.runPromise(
+      PluginPrecompile.precompile({ directory, entries: ["tools.mjs"], cacheDir }),
+    )
+    return { label, ms: performance.now() - started, ...summary }
+  }
+  const precompiles = [await compile("precompile, cold")(), await compile("precompile, cached")()]
+  const sides = { babel: [], precompiled: [], host: [] }
+  for (let round = 0; round < settings.starts; round++) {
+    // Alternating, so both sides see the same machine.
+    sides.babel.push(await startOnce(undefined))
+    sides.precompiled.push(await startOnce(cacheDir))
+    sides.host.push(await startOnce(undefined, "host"))
+  }
+  removeDir(path.dirname(cacheDir))
+  const row = (name, runs) => ({
+    name,
+    startMs: round(median(runs.map((run) => run.ms)), 0),
+    cpuMs: round(median(runs.map((run) => run.cpu)), 0),
+    rssMiB: round(median(runs.map((run) => run.rss)), 1),
+    privateMiB: round(median(runs.map((run) => run.own)), 1),
+  })
+  return {
+    precompiles,
+    rows: [
+      row("compartment, compiles itself (Babel)", sides.babel),
+      row("compartment, precompiled", sides.precompiled),
+      row("host trust (no SES: the Node floor)", sides.host),
+    ],
+  }
+}
+
 log(`${settings.calls} calls per side after ${settings.warmup} warm-up calls`)
 const rows = [inProcess, await viaProcess("compartment"), await viaProcess("host")]
 for (const row of rows.slice(1)) row.addedP50 = round(row.p50 - inProcess.p50, 3)
@@ -86,4 +180,15 @@ console.log(
     rows.map((row) => [row.name, row.p50, row.p90, row.p99, row.addedP50 ?? "", row.startMs ?? "", row.rssMiB ?? ""]),
   ),
 )
-log(`results: ${writeResults("plugin-call", { settings, node: process.version, rows })}`)
+log(`process start, A/B: ${settings.starts} alternating rounds`)
+const starts = await startAB()
+console.log(
+  table(
+    ["process start (median)", "start ms", "child CPU ms", "child RSS MiB", "child private MiB"],
+    starts.rows.map((row) => [row.name, row.startMs, row.cpuMs, row.rssMiB, row.privateMiB]),
+  ),
+)
+for (const compile of starts.precompiles) {
+  log(`${compile.label}: ${round(compile.ms, 0)} ms (${compile.modules} modules, ${compile.compiled} compiled)`)
+}
+log(`results: ${writeResults("plugin-call", { settings, node: process.version, rows, starts })}`)

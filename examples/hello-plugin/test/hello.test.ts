@@ -38,13 +38,18 @@ describe("the hello plugin", () => {
     expect(report.steps.map((step) => step.output.greeting)).toEqual(["Good morning, Ada!"])
   })
 
-  it("is listed with its tool and agent", async () => {
+  it("is listed with its tool and agent, as its manifest declares them (no mismatch alert)", async () => {
     const view = (await plugin.view()) as {
       enabled: boolean
-      provides: { tools: { toolIds: string[] }; agents: { agentIds: string[] } }
+      provides: {
+        tools: { toolIds: string[]; alerts: unknown[] }
+        agents: { agentIds: string[]; alerts: unknown[] }
+      }
     }
     expect(view.enabled).toBe(true)
     expect(view.provides.tools.toolIds).toEqual(["hello:greet"])
     expect(view.provides.agents.agentIds).toEqual(["hello:greeter"])
+    expect(view.provides.tools.alerts).toEqual([])
+    expect(view.provides.agents.alerts).toEqual([])
   })
 })

@@ -2,7 +2,7 @@
 // `child_process.fork` (packages/kernel/src/plugins/sandbox/). Plain ESM, no build step.
 // docs/plugin-sandbox.md describes the wire, the trust levels and what each may reach.
 //
-//   node [--experimental-permission --allow-fs-read=…] --max-old-space-size=N plugin-runner.mjs <trust>
+//   node [--experimental-permission --allow-fs-read=…] --max-old-space-size=N plugin-runner.mjs <trust> [modulesDir]
 
 import { promises as fs } from "node:fs"
 import * as path from "node:path"
@@ -10,16 +10,17 @@ import { pathToFileURL } from "node:url"
 import { brokeredFetch, compartmentGlobals } from "./endowments.mjs"
 import { loadAgents, loadChannels, loadTools } from "./entries.mjs"
 import { inputChecker } from "./input-check.mjs"
+import { loadFailure, loadSes, moduleFile, readRecord, recordKey, resolveSpecifier, within } from "./modules.mjs"
 import { errorMessage, log, outputTooLarge, request, serve, setMessageLimit } from "./wire.mjs"
 
 const trust = process.argv[2] === "host" ? "host" : "compartment"
+/** The plugin's precompiled modules (and SES's code cache), when the host made them. */
+const modulesDir = process.argv[3]
 
 // Lockdown comes first, before any plugin code and before the module transformer is loaded.
-let ModuleSource
 if (trust === "compartment") {
-  await import("ses")
+  loadSes(modulesDir)
   lockdown({ overrideTaming: "severe", errorTaming: "unsafe", consoleTaming: "unsafe", stackFiltering: "concise" })
-  ;({ ModuleSource } = await import("@endo/module-source"))
 }
 
 const state = {
@@ -32,35 +33,42 @@ const state = {
   outputBytes: 1024 * 1024,
 }
 
-const within = (root, target) => target === root || target.startsWith(root + path.sep)
+/**
+ * A module's source for SES: its precompiled record from `cacheDir` (precompile.mjs wrote it when
+ * the plugin was enabled), else compiled here, loading the transformer (Babel) only then.
+ */
+let ModuleSource
+const moduleSource = async (cacheDir, url, text) => {
+  if (cacheDir !== undefined) {
+    const record = await readRecord(cacheDir, recordKey(url, text))
+    if (record?.error !== undefined) throw new Error(record.error)
+    if (record !== undefined) return record
+  }
+  ModuleSource ??= (await import("@endo/module-source")).ModuleSource
+  return new ModuleSource(text, url)
+}
 
 /** How entry modules load: each in a compartment of its own, or with the platform's `import()`. */
-const loader = async (directory, globals) => {
+const loader = async (directory, globals, cacheDir) => {
   // Already a real path (the host resolved it); not read again: a compartment process may read
   // the folder's files but not the folder as such (RunnerPaths/FsGrants: no symlink is granted).
   const root = directory
   if (trust === "host") return (file) => import(pathToFileURL(file).href).then((ns) => ns.default)
-  return async (file) => (await compartmentFor(root, globals).import(pathToFileURL(file).href)).namespace.default
+  return async (file) =>
+    (await compartmentFor(root, globals, cacheDir).import(pathToFileURL(file).href)).namespace.default
 }
 
 /** One compartment per entry module: entries share nothing but hardened endowments. */
-const compartmentFor = (root, globals) =>
+const compartmentFor = (root, globals, cacheDir) =>
   new Compartment({
     __options__: true,
     globals,
-    // Only the plugin's own files: no builtins, no packages, nothing outside its folder.
-    resolveHook: (specifier, referrer) => {
-      if (!specifier.startsWith("./") && !specifier.startsWith("../")) {
-        throw new Error(`import of "${specifier}" refused: a sandboxed plugin may only import its own files`)
-      }
-      return new URL(specifier, referrer).href
-    },
+    // Only the plugin's own files and the vetted SDK: no builtins, no packages, nothing outside its folder.
+    resolveHook: resolveSpecifier,
     importHook: async (specifier) => {
-      const file = await fs.realpath(new URL(specifier).pathname).catch(() => {
-        throw new Error(`module ${specifier} not found`)
-      })
-      if (!within(root, file)) throw new Error(`import of ${specifier} refused: outside the plugin folder`)
-      return { source: new ModuleSource(await fs.readFile(file, "utf8"), pathToFileURL(file).href) }
+      const file = await moduleFile(root, specifier)
+      const url = pathToFileURL(file).href
+      return { source: await moduleSource(cacheDir, url, await fs.readFile(file, "utf8")) }
     },
   })
 
@@ -121,7 +129,7 @@ serve({
     setMessageLimit(params.limits?.messageBytes)
     if ((state.permissions.network ?? []).length > 0) state.fetch = freeze(brokeredFetch())
     const globals = trust === "compartment" ? await compartmentGlobals(state.permissions, state.fetch) : {}
-    const load = await loader(params.directory, globals)
+    const load = await loader(params.directory, globals, modulesDir)
     const alerts = []
     const resolve = async (entry) => {
       const file = path.resolve(params.directory, entry)
@@ -130,7 +138,9 @@ serve({
       }
       return load(file)
     }
-    const failed = (entry, error) => alerts.push({ level: "error", message: `${entry}: ${errorMessage(error)}` })
+    const root = params.directory // already a real path (the host resolved it)
+    const failed = (entry, error) =>
+      alerts.push({ level: "error", message: `${entry}: ${loadFailure(errorMessage(error), root)}` })
     const tools = await loadTools(params.entries?.tools ?? [], resolve, failed, alerts)
     const agents = await loadAgents(params.entries?.agents ?? [], resolve, failed, alerts)
     const channels = await loadChannels(params.entries?.channels ?? [], resolve, failed, alerts, {

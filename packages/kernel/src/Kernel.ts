@@ -300,7 +300,9 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
   // SQLite in the data dir is this process's alone: a claim found at start is a crashed run's.
   const memory = { releaseClaimsAtStart: options.storage === undefined, ...options.memory }
   const plugins = { pluginsDir: Path.join(options.dataDir, "plugins"), env: options.env ?? {}, ...options.plugins }
-  return services({ ...options, memory, plugins, mcp: { env: options.env ?? {}, ...options.mcp } }).pipe(
+  // Sandboxed plugins' modules are compiled once, when enabled, into the data dir (Precompile.ts).
+  const pluginLoader = { modulesDir: Path.join(options.dataDir, "cache", "plugin-modules"), ...options.pluginLoader }
+  return services({ ...options, memory, plugins, pluginLoader, mcp: { env: options.env ?? {}, ...options.mcp } }).pipe(
     Layer.provideMerge(titles),
     Layer.provideMerge(mechanisms),
     Layer.provideMerge(stores),

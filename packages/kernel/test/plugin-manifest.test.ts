@@ -47,4 +47,24 @@ describe("the plugin manifest", () => {
       true,
     )
   })
+
+  it("accepts declared tools and agents, and refuses an id declared twice or with a colon", () => {
+    const declaring = (tools: ReadonlyArray<object>) => ({
+      manifestVersion: 1,
+      id: "notes",
+      name: "Notes",
+      provides: {
+        tools: [
+          { entry: "a.js", tools },
+          { entry: "b.js", tools: [{ id: "other", name: "Other" }] },
+        ],
+        agents: [{ entry: "agent.js", agents: [{ id: "helper", name: "Helper", description: "helps" }] }],
+      },
+    })
+    expect(Either.isRight(decode(declaring([{ id: "add", name: "Add", description: "Adds a note" }])))).toBe(true)
+    const twice = decode(declaring([{ id: "other", name: "Again" }]))
+    expect(Either.isLeft(twice) && String(twice.left)).toContain('tool id "other" is declared twice')
+    expect(Either.isLeft(decode(declaring([{ id: "a:b", name: "Colon" }])))).toBe(true)
+    expect(Either.isLeft(decode(declaring([{ id: "add" }])))).toBe(true)
+  })
 })

@@ -29,18 +29,34 @@ export interface Permissions {
   readonly fs?: ReadonlyArray<string>
 }
 
+/**
+ * A tool or an agent as the manifest declares it: shown by `GET /api/plugins` before the plugin
+ * is enabled (its code does not run until then), and checked against its entry's module once
+ * loaded (a difference is an error alert on the plugin).
+ */
+export interface Declared {
+  /** As in the module: letters, digits, `.`, `_`, `-` (no colons). */
+  readonly id: string
+  readonly name: string
+  readonly description?: string
+}
+
 export interface ToolEntry {
   /** A module inside the plugin folder whose default export is a tool or an array of tools. */
   readonly entry: string
   readonly sandbox?: "compartment" | "host"
   readonly permissions?: Permissions
   readonly requireApproval?: boolean
+  /** The tools its module exports. */
+  readonly tools?: ReadonlyArray<Declared>
 }
 
 export interface AgentEntry {
   readonly entry: string
   readonly useTools?: ReadonlyArray<string>
   readonly model?: { readonly provider: string; readonly model: string }
+  /** The agents its module exports. */
+  readonly agents?: ReadonlyArray<Declared>
 }
 
 export interface ChannelEntry {

@@ -8,6 +8,7 @@ export type {
   ChannelEntry,
   ConfigFieldDescriptor,
   ConfigFieldType,
+  Declared,
   Permissions,
   PluginManifest,
   ToolEntry,

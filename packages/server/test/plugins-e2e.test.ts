@@ -26,13 +26,19 @@ describe("a plugin from install to chat, without a restart", () => {
     cpSync(example, join(server.dataDir, "plugins", "hello"), { recursive: true })
     const found = await plugin()
     expect(found.enabled).toBe(false)
-    expect(found.provides.tools.toolIds).toEqual([])
+    // Before its code runs, the listing shows what its manifest declares.
+    expect(found.provides.tools.toolIds).toEqual(["hello:greet"])
+    expect(found.provides.tools.alerts[0].message).toMatch(/^Not loaded/)
 
     expect((await patch({ plugins: { hello: { enabled: true, greeting: "Hi" } } })).status).toBe(200)
     const loaded = await eventually(
       async () => {
         const entry = await plugin()
-        return entry.provides.tools.toolIds.length === 0 ? undefined : entry
+        return entry.provides.tools.alerts.some((alert: { message: string }) =>
+          /^(Not loaded|Loading)/.test(alert.message),
+        )
+          ? undefined
+          : entry
       },
       { timeoutMs: 15_000 },
     )
@@ -112,7 +118,7 @@ describe("a plugin from install to chat, without a restart", () => {
     expect((await patch({ plugins: { hello: { enabled: false } } })).status).toBe(200)
     const disabled = await plugin()
     expect(disabled.enabled).toBe(false)
-    expect(disabled.provides.tools.toolIds).toEqual([])
+    expect(disabled.provides.tools.alerts[0].message).toMatch(/^Not loaded/)
     server.model.script({ text: "No tools." })
     await (await chat(server, "anything")).text()
     const lastOffer = server.model.requests.at(-1)!.body.tools ?? []

@@ -2,10 +2,11 @@ import { Context, Effect, Layer } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import type { AppConfigDocument } from "../config/ConfigModel.js"
 import type { JsonObject } from "../config/MergePatch.js"
+import { agentModel } from "./loader/PluginSettings.js"
 import { configProblems, shownConfig } from "./PluginConfigCheck.js"
 import { type DiscoveredPlugin, type DiscoveryRoots, discover } from "./PluginDiscovery.js"
 import { aidesOwnDeclared, allowedEnv, allowedMessage, declaredNames, refusedMessage } from "./PluginEnv.js"
-import type { ConfigFieldDescriptor } from "./PluginManifest.js"
+import type { ConfigFieldDescriptor, PluginManifest } from "./PluginManifest.js"
 import { checkPluginsPatch, redactPlugins } from "./PluginSecrets.js"
 import type { PluginView } from "./PluginView.js"
 
@@ -46,6 +47,31 @@ export class PluginCatalog extends Context.Tag("@aide/kernel/PluginCatalog")<
 
 const notLoaded = { level: "info" as const, message: "Not loaded: the plugin is disabled or not yet started" }
 
+/**
+ * The tools and agents the manifest declares, as the listing shows them before the plugin's
+ * code runs (an agent's instructions and tools are known only once it is loaded).
+ */
+const declaredOf = (pluginId: string, manifest: PluginManifest | null, values: Readonly<Record<string, unknown>>) => ({
+  tools: (manifest?.provides.tools ?? []).flatMap((entry) =>
+    (entry.tools ?? []).map((tool) => ({
+      id: `${pluginId}:${tool.id}`,
+      name: tool.name,
+      description: tool.description ?? "",
+    })),
+  ),
+  agents: (manifest?.provides.agents ?? []).flatMap((entry) =>
+    (entry.agents ?? []).map((agent) => ({
+      id: `${pluginId}:${agent.id}`,
+      name: agent.name,
+      description: agent.description ?? "",
+      instructions: "",
+      model: agentModel(values, agent.id) ?? entry.model ?? null,
+      tools: [],
+      alerts: [],
+    })),
+  ),
+})
+
 const viewOf = (
   plugin: DiscoveredPlugin,
   values: Readonly<Record<string, unknown>>,
@@ -61,6 +87,7 @@ const viewOf = (
   const own = aidesOwnDeclared(manifest === null ? [] : declaredNames(manifest), allowedEnv(values))
   const missingEnv = envVars.filter((variable) => variable.required && !variable.configured)
   const tools = manifest?.provides.tools ?? []
+  const declared = declaredOf(plugin.id, manifest, values)
   const host = tools.some((tool) => tool.sandbox === "host")
   const permissions = Object.assign({}, ...tools.map((tool) => tool.permissions ?? {}))
   return {
@@ -83,8 +110,8 @@ const viewOf = (
         ? {}
         : {
             tools: {
-              toolIds: [],
-              tools: [],
+              toolIds: declared.tools.map((tool) => tool.id),
+              tools: declared.tools,
               sandbox: host ? ("host" as const) : ("compartment" as const),
               ...(Object.keys(permissions).length === 0 ? {} : { permissions }),
               requireApproval: tools.every((tool) => tool.requireApproval !== false),
@@ -97,7 +124,13 @@ const viewOf = (
           }),
       ...((manifest?.provides.agents ?? []).length === 0
         ? {}
-        : { agents: { agentIds: [], agents: [], alerts: [notLoaded] } }),
+        : {
+            agents: {
+              agentIds: declared.agents.map((agent) => agent.id),
+              agents: declared.agents,
+              alerts: [notLoaded],
+            },
+          }),
       ...((manifest?.provides.channels ?? []).length === 0
         ? {}
         : { channels: { loaded: false, webhook: null, realtime: null, webhookPath: null } }),

@@ -76,17 +76,39 @@ export const Permissions = Schema.Struct({
 }).annotations({ identifier: "Permissions" })
 export type Permissions = typeof Permissions.Type
 
+/**
+ * A tool or an agent as the manifest declares it: listed by `GET /api/plugins` before any of the
+ * plugin's code runs, and checked against what the entry's module exports once it is loaded.
+ */
+export const Declared = Schema.Struct({
+  id: Schema.String.pipe(
+    Schema.pattern(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/, {
+      message: () => "must be 1–64 characters: letters, digits, '.', '_' or '-' (no colons)",
+    }),
+  ),
+  name: text(200),
+  description: Schema.optionalWith(text(2_000), { exact: true }),
+}).annotations({ identifier: "Declared" })
+export type Declared = typeof Declared.Type
+
+const declarations = (what: string) =>
+  Schema.optionalWith(Schema.Array(Declared).pipe(Schema.maxItems(100)), { exact: true }).annotations({
+    description: `The ${what} the entry's module exports, as listed before the plugin is enabled`,
+  })
+
 export const ToolEntry = Schema.Struct({
   entry: EntryPath,
   sandbox: Schema.optionalWith(Schema.Literal("compartment", "host"), { exact: true }),
   permissions: Schema.optionalWith(Permissions, { exact: true }),
   requireApproval: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  tools: declarations("tools"),
 })
 
 export const AgentEntry = Schema.Struct({
   entry: EntryPath,
   useTools: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
   model: Schema.optionalWith(Schema.Struct({ provider: text(100), model: text(200) }), { exact: true }),
+  agents: declarations("agents"),
 })
 
 export const ChannelEntry = Schema.Struct({ entry: EntryPath })
@@ -122,6 +144,15 @@ export const PluginManifest = Schema.Struct({
     tools: Schema.optionalWith(Schema.Array(ToolEntry), { exact: true }),
     agents: Schema.optionalWith(Schema.Array(AgentEntry), { exact: true }),
     channels: Schema.optionalWith(Schema.Array(ChannelEntry), { exact: true }),
-  }),
+  }).pipe(
+    // Declared ids name tools `<pluginId>:<id>`: one id declared twice could never match the code.
+    Schema.filter((provides) => {
+      const twice = (ids: ReadonlyArray<string>) => ids.find((id, index) => ids.indexOf(id) !== index)
+      const tool = twice((provides.tools ?? []).flatMap((entry) => (entry.tools ?? []).map((item) => item.id)))
+      const agent = twice((provides.agents ?? []).flatMap((entry) => (entry.agents ?? []).map((item) => item.id)))
+      if (tool !== undefined) return `tool id "${tool}" is declared twice`
+      return agent === undefined || `agent id "${agent}" is declared twice`
+    }),
+  ),
 }).annotations({ identifier: "PluginManifest" })
 export type PluginManifest = typeof PluginManifest.Type

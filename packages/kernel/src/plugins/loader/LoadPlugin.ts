@@ -1,3 +1,4 @@
+import * as Path from "node:path"
 import { Effect, type Scope } from "effect"
 import type { ToolDefinition } from "../../tools/ToolRegistry.js"
 import type { DiscoveredPlugin } from "../PluginDiscovery.js"
@@ -5,14 +6,20 @@ import { allowedEnv } from "../PluginEnv.js"
 import type { PluginManifest } from "../PluginManifest.js"
 import * as PluginProcess from "../sandbox/PluginProcess.js"
 import { type AgentDeps, type AgentInfo, delegate, resolveToolIds } from "./PluginAgent.js"
-import { declaredEnv, plan } from "./PluginPlan.js"
+import { declaredEnv, type ProcessPlan, plan } from "./PluginPlan.js"
 import { agentModel, type ModelChoice, pluginConfig } from "./PluginSettings.js"
 import { approvalOf, definitionOf } from "./PluginToolSource.js"
+import { precompile } from "./Precompile.js"
 
 export interface LoadOptions {
   readonly hostEnv: Readonly<Record<string, string | undefined>>
   readonly limits?: PluginProcess.PluginProcessOptions["limits"]
   readonly egress?: PluginProcess.PluginProcessOptions["egress"]
+  /**
+   * Where sandboxed plugins' modules are precompiled, one folder per plugin
+   * (`<dataDir>/cache/plugin-modules`); unset, a compartment process compiles them itself.
+   */
+  readonly modulesDir?: string
   readonly onRequest?: (
     pluginId: string,
   ) => (method: string, params: unknown) => Effect.Effect<unknown, PluginProcess.PluginCallError>
@@ -20,6 +27,8 @@ export interface LoadOptions {
 
 /** A plugin whose processes are up: what it offers now (re-read after a process restarts). */
 export interface LoadedPlugin {
+  /** The manifest it was started with (its declared tools are checked against the descriptions). */
+  readonly manifest: PluginManifest
   readonly processes: ReadonlyArray<PluginProcess.PluginProcess>
   /** The declared variables it was given. */
   readonly env: Readonly<Record<string, string>>
@@ -35,6 +44,28 @@ export interface LoadedPlugin {
 const agentEntry = (manifest: PluginManifest, agent: AgentInfo) =>
   (manifest.provides.agents ?? []).find((entry) => entry.entry === agent.entry)
 
+/**
+ * The compartment process's precompiled modules folder, compiled now (a failure is logged: the
+ * process then compiles what is missing itself, slower, with the same result).
+ */
+const modulesOf = (
+  plugin: DiscoveredPlugin,
+  processPlan: ProcessPlan,
+  modulesDir: string | undefined,
+  memoryMb: number,
+): Effect.Effect<string | undefined> => {
+  if (modulesDir === undefined || processPlan.trust !== "compartment") return Effect.succeed(undefined)
+  const cacheDir = Path.join(modulesDir, plugin.id)
+  const entries = [...processPlan.entries.tools, ...processPlan.entries.agents]
+  return precompile({ directory: plugin.directory, entries, cacheDir, memoryMb }).pipe(
+    Effect.tap((summary) => Effect.logDebug("plugin modules precompiled", summary)),
+    Effect.catchAll((error) =>
+      Effect.logWarning(`plugin modules not precompiled (${error.message}); the plugin process compiles them`),
+    ),
+    Effect.as(cacheDir),
+  )
+}
+
 /** Starts a plugin's processes in the current scope (closing it stops them). */
 export const load = (
   plugin: DiscoveredPlugin & { readonly manifest: PluginManifest },
@@ -47,18 +78,23 @@ export const load = (
     const env = declaredEnv(manifest, options.hostEnv, allowedEnv(values))
     const config = pluginConfig(manifest.configFields ?? [], values)
     const processes = yield* Effect.forEach(plan(manifest), (processPlan) =>
-      PluginProcess.start({
-        pluginId: plugin.id,
-        directory: plugin.directory,
-        trust: processPlan.trust,
-        entries: processPlan.entries,
-        permissions: processPlan.permissions,
-        env,
-        config,
-        ...(options.limits === undefined ? {} : { limits: options.limits }),
-        ...(options.egress === undefined ? {} : { egress: options.egress }),
-        ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest(plugin.id) }),
-      }),
+      Effect.flatMap(
+        modulesOf(plugin, processPlan, options.modulesDir, options.limits?.memoryMb ?? PluginProcess.defaults.memoryMb),
+        (modules) =>
+          PluginProcess.start({
+            pluginId: plugin.id,
+            directory: plugin.directory,
+            trust: processPlan.trust,
+            entries: processPlan.entries,
+            permissions: processPlan.permissions,
+            env,
+            config,
+            ...(options.limits === undefined ? {} : { limits: options.limits }),
+            ...(options.egress === undefined ? {} : { egress: options.egress }),
+            ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest(plugin.id) }),
+            ...(modules === undefined ? {} : { modules }),
+          }),
+      ),
     )
     const descriptions = Effect.forEach(processes, (process) => process.description)
 
@@ -109,6 +145,7 @@ export const load = (
     })
 
     return {
+      manifest,
       processes,
       env,
       descriptions,

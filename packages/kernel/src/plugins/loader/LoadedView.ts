@@ -3,6 +3,7 @@ import type { ToolInfo } from "../../tools/Tools.js"
 import { isAllowedEnvAlert } from "../PluginEnv.js"
 import type { Alert, PluginView } from "../PluginView.js"
 import type { PluginDescription } from "../sandbox/PluginProcess.js"
+import { declarationAlerts } from "./Declarations.js"
 import type { LoadedPlugin } from "./LoadPlugin.js"
 import { agentTools } from "./PluginAgent.js"
 
@@ -56,13 +57,18 @@ export const withState = (
     }
   }
   const alerts = state.descriptions.flatMap((description) => description.alerts)
+  const declared = declarationAlerts(state.loaded.manifest, state.descriptions)
   const tools = state.descriptions.flatMap((description) => description.tools)
   const agents = state.descriptions.flatMap((description) => description.agents)
   const channels = state.descriptions.flatMap((description) => description.channels)
   const provides = view.provides
   const webhookChannel = channels.find((channel) => channel.webhook !== null)
+  // A plugin of channels only has no alerts: an entry that failed to load is one of its errors.
+  const channelsOnly = provides.tools === undefined && provides.agents === undefined
+  const failures = alerts.filter((alert) => alert.level === "error").map((alert) => alert.message)
   return {
     ...view,
+    ...(channelsOnly && failures.length > 0 ? { validationErrors: [...view.validationErrors, ...failures] } : {}),
     provides: {
       ...(provides.tools === undefined
         ? {}
@@ -77,6 +83,7 @@ export const withState = (
               })),
               alerts: [
                 ...alerts,
+                ...declared.tools,
                 ...(provides.tools.sandbox === "host" ? [hostWarning] : []),
                 ...provides.tools.alerts.filter(isAllowedEnvAlert),
               ],
@@ -96,7 +103,7 @@ export const withState = (
                 tools: agentTools(view.id, state.loaded.agentUses(agent), tools, available),
                 alerts: [],
               })),
-              alerts: provides.tools === undefined ? alerts : [],
+              alerts: [...(provides.tools === undefined ? alerts : []), ...declared.agents],
             },
           }),
       ...(provides.channels === undefined

@@ -9,7 +9,8 @@ import { PluginCatalog } from "../PluginCatalog.js"
 import type { DiscoveredPlugin } from "../PluginDiscovery.js"
 import type { PluginManifest } from "../PluginManifest.js"
 import type { PluginView } from "../PluginView.js"
-import type { PluginProcess } from "../sandbox/PluginProcess.js"
+import type { PluginDescription, PluginProcess } from "../sandbox/PluginProcess.js"
+import { declarationAlerts } from "./Declarations.js"
 import { type PluginState, withState } from "./LoadedView.js"
 import { type LoadedPlugin, type LoadOptions, load } from "./LoadPlugin.js"
 import { channelRequests, endpointOf } from "./PluginChannels.js"
@@ -38,6 +39,22 @@ type Loadable = DiscoveredPlugin & { readonly manifest: PluginManifest }
 /** What tells one start of a plugin from the next: its folder, manifest and settings. */
 const fingerprint = (plugin: DiscoveredPlugin, values: unknown) =>
   JSON.stringify([plugin.directory, plugin.manifest, values])
+
+/**
+ * How a start went, in the log: an entry that failed to load, or code that differs from the
+ * manifest's declarations, is an error with its reasons (as on the listing), never a quiet INFO.
+ */
+const logLoaded = (loaded: LoadedPlugin, descriptions: ReadonlyArray<PluginDescription>, count: number) => {
+  const declared = declarationAlerts(loaded.manifest, descriptions)
+  const errors = [...descriptions.flatMap((description) => description.alerts), ...declared.tools, ...declared.agents]
+    .filter((alert) => alert.level === "error")
+    .map((alert) => alert.message)
+  const channels = descriptions.reduce((sum, description) => sum + description.channels.length, 0)
+  if (errors.length === 0) return Effect.logInfo(`plugin loaded with ${count} tools and agents`)
+  const what =
+    count + channels === 0 ? "plugin failed to load" : `plugin loaded with ${count} tools and agents, and errors`
+  return Effect.logError(`${what}: ${errors.join("; ")}`)
+}
 
 export const make = (options: PluginLoaderOptions = {}) =>
   Effect.gen(function* () {
@@ -71,8 +88,7 @@ export const make = (options: PluginLoaderOptions = {}) =>
           }
         }
         entry.state = { status: "loaded", loaded }
-        const count = (yield* loaded.definitions).length
-        yield* Effect.logInfo(`plugin loaded with ${count} tools and agents`)
+        yield* logLoaded(loaded, descriptions, (yield* loaded.definitions).length)
         return yield* Effect.never
       }).pipe(
         Effect.scoped,

@@ -38,6 +38,8 @@ export interface PluginProcessOptions {
   /** Already filtered by the caller: the declared variables that are set. */
   readonly env: Readonly<Record<string, string>>
   readonly config: Readonly<Record<string, unknown>>
+  /** A compartment's precompiled modules (loader/Precompile.ts): a folder the child may read. */
+  readonly modules?: string
   readonly limits?: {
     readonly memoryMb?: number
     readonly callTimeoutMs?: number

@@ -30,7 +30,11 @@ export const execArgv = async ({ options, limits }: Pick<Setup, "options" | "lim
   const memory = `--max-old-space-size=${limits.memoryMb}`
   if (options.trust === "host") return [memory]
   const { readable } = await runnerPaths()
-  const granted = await permissionPaths(options.directory, options.permissions.fs ?? [], readable)
+  const granted = [
+    ...(await permissionPaths(options.directory, options.permissions.fs ?? [], readable)),
+    // The precompiled modules folder (written by the host before this start) is read whole.
+    ...(options.modules === undefined ? [] : [await fs.realpath(options.modules)]),
+  ]
   return [
     "--experimental-permission",
     "--disable-warning=ExperimentalWarning",
@@ -76,7 +80,8 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
     const child: Child = spawn({
       runner,
       execPath: wrapper.execPath,
-      args: [options.trust],
+      // The precompiled modules folder is known before `init`: SES's code cache is read from it.
+      args: [options.trust, ...(options.modules === undefined ? [] : [options.modules])],
       execArgv: [...wrapper.prefix, ...argv],
       env: options.env,
       cwd: directory,
