@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http"
 import { Readable } from "node:stream"
 import { type Chat, StreamHub } from "@aide/kernel"
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
@@ -146,5 +147,32 @@ export const make = (options: SseSubscribersOptions) =>
         })
       })
 
-    return { respond, follow } as const
+    /**
+     * `respond` on a bare Node response (http/DirectReconnects): the 200 stream when there is one
+     * to resume (true), nothing written otherwise (false) or on `TooManySubscribers`.
+     */
+    const direct = (response: ServerResponse, threadId: string, afterEventId: number | undefined) =>
+      Effect.suspend(() => {
+        const body = new SseBody(open, maxLagBytes, Sse.encodeBatch)
+        response.once("close", () => body.destroy())
+        return hub.attach(threadId, body, afterEventId).pipe(
+          Effect.map(
+            Option.match({
+              onNone: () => {
+                body.destroy()
+                return false
+              },
+              onSome: (detach) => {
+                body.detach = detach
+                response.writeHead(200, { "content-type": Sse.contentType, ...Sse.headers(threadId) })
+                body.pipe(response)
+                return true
+              },
+            }),
+          ),
+          Effect.tapError(() => Effect.sync(() => body.destroy())),
+        )
+      })
+
+    return { respond, follow, direct } as const
   })
