@@ -63,7 +63,11 @@ const figures = [
         ),
       )
       return [
-        ["chat latency added, first text delta, new thread each chat", `+${round(of("new", "addedFirst"), 1)} ms`, "< 10 ms"],
+        [
+          "chat latency added, first text delta, new thread each chat",
+          `+${round(of("new", "addedFirst"), 1)} ms`,
+          "< 10 ms",
+        ],
         ["same, one thread reused", `+${round(of("same", "addedFirst"), 1)} ms`, "< 10 ms"],
         [
           "same with `memory.enabled: false` (new / reused thread)",
@@ -119,7 +123,9 @@ const figures = [
     run: () => {
       const result = measure(["bench/plugin-call.mjs"], {}, (file) => file.startsWith("plugin-call-"))
       const row = result.rows.find((candidate) => /compartment/.test(candidate.name))
-      return [["compartment plugin process: start / RSS", `${row.startMs} ms / ${row.rssMiB} MiB`, "< 150 ms / < 40 MiB"]]
+      return [
+        ["compartment plugin process: start / RSS", `${row.startMs} ms / ${row.rssMiB} MiB`, "< 150 ms / < 40 MiB"],
+      ]
     },
   },
   {
