@@ -153,6 +153,9 @@ export const make = (options: SseSubscribersOptions) =>
      */
     const direct = (response: ServerResponse, threadId: string, afterEventId: number | undefined) =>
       Effect.suspend(() => {
+        // Gone while it was authenticated: nothing to answer, and nothing to attach (its
+        // `close` has fired already, so a subscriber attached now would never leave).
+        if (response.destroyed) return Effect.succeed(true)
         const body = new SseBody(open, maxLagBytes, Sse.encodeBatch)
         response.once("close", () => body.destroy())
         return hub.attach(threadId, body, afterEventId).pipe(
