@@ -88,8 +88,8 @@ const figures = [
         (file) => /^\d{4}-/.test(file),
       )
       const routes = result.results[0].routes
-      const root_ = routes.find((route) => route.route === "/")
-      const sessions = routes.find((route) => route.route === "/api/auth/sessions")
+      const root_ = routes.find((route) => route.route === "GET /")
+      const sessions = routes.find((route) => route.route === "GET /api/auth/sessions")
       return [
         [
           "authenticated `GET /api/auth/sessions`, req/s (autocannon, 10 connections)",
