@@ -4,7 +4,7 @@
 // CPU time per request (and req/s).
 //
 //   node bench/ab.mjs snapshot <name>          # copy packages/server/dist (or $AB_DIST) to /tmp/aide-ab/<name>
-//   node bench/ab.mjs <nameA> <nameB> [...]    # compare (env AB_ROUNDS [4], AB_SECONDS [5])
+//   node bench/ab.mjs <nameA> <nameB> [...]    # compare (env AB_ROUNDS [4], AB_SECONDS [5], AB_CONNECTIONS [20])
 
 import { spawn } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
@@ -103,7 +103,7 @@ const measure = async (variant) => {
   for (const route of routes) {
     const opts = {
       url: `http://127.0.0.1:${port}${route}`,
-      connections: 20,
+      connections: Number(process.env.AB_CONNECTIONS ?? 20),
       headers: { authorization: `Bearer ${token}` },
     }
     await autocannon({ ...opts, duration: 1 })

@@ -15,7 +15,7 @@
 //        joining (replayed to each joiner)  BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p")
 // Prints a markdown table; writes bench/results/fanout-<timestamp>.json. Loopback only.
 
-import { readFileSync, rmSync } from "node:fs"
+import { existsSync, readFileSync, rmSync } from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -132,7 +132,10 @@ const subscribe = (threadId, token) =>
 const rssAfterGc = async () => {
   rmSync(memFile, { force: true })
   server.child.kill("SIGUSR2")
+  // A busy server (or machine) may take a while to get to the signal: wait for the file, bounded.
   await sleep(500)
+  for (let waited = 500; !existsSync(memFile) && waited < 10_000; waited += 100) await sleep(100)
+  await sleep(50)
   const usage = JSON.parse(readFileSync(memFile, "utf8"))
   heapSamples.push(usage.heapUsed / 1024 / 1024)
   return rssMiB(server.pid)

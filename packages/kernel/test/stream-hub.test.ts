@@ -489,3 +489,45 @@ describe("attach (transports' subscribers)", () => {
     ),
   )
 })
+
+describe("follow (the run's own response)", () => {
+  it.effect("publishAll hands the batch to a follower at once, as one batch: nothing waits for the event loop", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const writer = yield* hub.open("t-follow")
+        yield* writer.publish({ type: "start" })
+        const following = Option.getOrThrow(yield* hub.follow("t-follow"))
+        const follower = recorder()
+        following.attach(follower.sink)
+        // The replay so far, synchronously.
+        expect(follower.ids()).toEqual([1])
+        yield* writer.publishAll([delta(1), delta(2), delta(3)])
+        // Delivered within publishAll (a run busy with its commit next would otherwise hold it).
+        expect(follower.batches.map(ids)).toEqual([[1], [2, 3, 4]])
+        yield* writer.finish
+        expect(follower.ended()).toBe(true)
+      }),
+    ),
+  )
+
+  it.effect("follows the run it was made for, not a later run of the thread", () =>
+    withHub((hub) =>
+      Effect.gen(function* () {
+        const first = yield* hub.open("t-runs")
+        const following = Option.getOrThrow(yield* hub.follow("t-runs"))
+        yield* first.publishAll([delta(1)])
+        yield* first.finish
+        const second = yield* hub.open("t-runs")
+        yield* second.publishAll([delta(2)])
+        const follower = recorder()
+        following.attach(follower.sink)
+        expect(follower.chunks()).toEqual([delta(1)])
+        expect(follower.ended()).toBe(true)
+      }),
+    ),
+  )
+
+  it.effect("none for a thread with no running stream", () =>
+    withHub((hub) => Effect.map(hub.follow("t-none"), (following) => expect(Option.isNone(following)).toBe(true))),
+  )
+})

@@ -1,4 +1,4 @@
-import { createServer } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as Path from "node:path"
 import { Kernel, SigningSecret, type StorageError, StreamHub } from "@aide/kernel"
 import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerResponse, OpenApi } from "@effect/platform"
@@ -24,6 +24,7 @@ import * as ApiDocs from "./http/ApiDocs.js"
 import * as Authentication from "./http/Authentication.js"
 import * as Console from "./http/Console.js"
 import * as Cors from "./http/Cors.js"
+import * as DirectReconnects from "./http/DirectReconnects.js"
 import * as ErrorHandling from "./http/ErrorHandling.js"
 import * as HostCheck from "./http/HostCheck.js"
 import * as RateLimit from "./http/RateLimit.js"
@@ -129,10 +130,20 @@ export const apiLayer = (options: ServerOptions) =>
  * connection whose request is in flight stays open for the keep-alive timeout (~5 s) after its
  * answer, holding up shutdown. Once the server is closing, each answer closes its connection.
  */
-const createHttpServer = (options: ServerOptions) => () => {
+const createHttpServer = (options: ServerOptions, direct: DirectReconnects.DirectRoutes) => () => {
   // Header, request and public-body deadlines (http/SlowClients.ts); answers may stream for hours.
   const server = createServer(SlowClients.nodeOptions(options))
   SlowClients.watchPublicBodies(server, options)
+  // Chat reconnects the direct path takes never reach the Effect stack's listener (see
+  // http/DirectReconnects); those it leaves, or passes back, go there as usual.
+  const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
+  server.emit = ((event: string | symbol, ...args: Array<unknown>) => {
+    if (event === "request" && direct.handle !== undefined) {
+      const [request, response] = args as [IncomingMessage, ServerResponse]
+      if (direct.handle(request, response, () => emit(event, ...args))) return true
+    }
+    return emit(event, ...args)
+  }) as typeof server.emit
   server.on("request", (_request, response) => {
     response.on("finish", () => {
       if (!server.listening) server.closeIdleConnections()
@@ -192,8 +203,9 @@ const hostCheckOptions = (options: ServerOptions): HostCheck.HostCheckOptions =>
  * stops accepting, lets in-flight requests finish and closes the database. The kernel's services
  * (`Threads`, `Auth`…) are part of its output.
  */
-export const layer = (options: ServerOptions) =>
-  HttpApiBuilder.serve().pipe(
+export const layer = (options: ServerOptions) => {
+  const direct: DirectReconnects.DirectRoutes = {}
+  return HttpApiBuilder.serve().pipe(
     // Spans per request cost ~25% of throughput and nothing exports them yet.
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(lazyDocs("/api/docs")),
@@ -221,13 +233,21 @@ export const layer = (options: ServerOptions) =>
       ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
     ),
     Layer.provide(apiLayer(options)),
-    Layer.provideMerge(NodeHttpServer.layer(createHttpServer(options), { port: options.port, host: options.host })),
+    Layer.provide(
+      DirectReconnects.layer(direct, {
+        hostCheck: hostCheckOptions(options),
+        heartbeat: options.chatHeartbeat ?? DirectReconnects.defaultHeartbeat,
+        maxLagBytes: options.chatMaxLagBytes,
+      }),
+    ),
+    Layer.provideMerge(NodeHttpServer.layer(createHttpServer(options, direct), { port: options.port, host: options.host })),
     // Kept in the output: embedders (and tests seeding data) reach the same kernel services.
     Layer.provideMerge(kernelLayer(options)),
     // Every span (Effect.fn, @effect/sql's per-query spans) becomes a no-op: nothing exports
     // them yet, and building them cost ~10% of an authenticated request.
     Layer.provide(Layer.setTracerEnabled(false)),
   )
+}
 
 /** The address the server listens on, as a base URL (`http://127.0.0.1:4111`). */
 export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>

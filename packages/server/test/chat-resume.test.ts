@@ -207,6 +207,33 @@ describe("GET /api/chat/:threadId/stream", () => {
     expect(textOfChunks(chunksOfEvents(resumedEvents))).toBe(storyText)
   })
 
+  it("a reconnect answered beside the Effect stack (the canonical path) answers exactly as the stack does", async () => {
+    // `/stream/` (trailing slash) is left to the Effect stack's router; `/stream` is taken by the
+    // direct path (http/DirectReconnects). Both must answer the same.
+    const { threadId, original } = await startSlowStory()
+    const url = `${server.url}/api/chat/${encodeURIComponent(threadId)}/stream`
+    const headers = { authorization: `Bearer ${server.token}`, "last-event-id": "1" }
+    const [direct, viaStack] = await Promise.all([fetch(url, { headers }), fetch(`${url}/`, { headers })])
+    const shown = (response: Response) => ({
+      status: response.status,
+      headers: Object.fromEntries(
+        [...response.headers].filter(
+          ([name]) => !["date", "connection", "keep-alive", "transfer-encoding"].includes(name),
+        ),
+      ),
+    })
+    expect(shown(direct)).toEqual(shown(viaStack))
+    expect(shown(direct).headers["x-thread-id"]).toBe(threadId)
+    const [directEvents, stackEvents] = await Promise.all([sseReader(direct).rest(), sseReader(viaStack).rest()])
+    expect(directEvents).toEqual(stackEvents)
+    expect(directEvents[0]?.id).toBe("2")
+    await original.rest()
+    // A bad token on the canonical path is the stack's 401, not a stream.
+    const refused = await fetch(url, { headers: { authorization: "Bearer nope" } })
+    expect(refused.status).toBe(401)
+    expect(await refused.json()).toEqual({ error: "unauthorized" })
+  })
+
   it("with Last-Event-ID: N, continues exactly after event N: no gap, no duplicate", async () => {
     server.model.script(slowStory())
     const response = await chat(server, "Tell me a story")

@@ -1,3 +1,4 @@
+import * as http from "node:http"
 import { ServerConfig } from "@aide/server"
 import type { RecordedRequest } from "@aide/testing"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
@@ -35,6 +36,29 @@ const systemMessageOf = (recorded: RecordedRequest) => {
 /** `HH:MM` (24 h) of `at` in `timeZone`. */
 const clockIn = (timeZone: string, at: number) =>
   new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone }).format(at)
+
+/** The body of a chat's answer as the socket delivered it: one string per read. */
+const rawWrites = (server: ChatTestServer, text: string) =>
+  new Promise<Array<string>>((resolve, reject) => {
+    const target = new URL("/api/chat", server.url)
+    const req = http.request(
+      target,
+      {
+        method: "POST",
+        agent: false,
+        headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+      },
+      (res) => {
+        const writes: Array<string> = []
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => writes.push(chunk))
+        res.on("end", () => resolve(writes))
+        res.on("error", reject)
+      },
+    )
+    req.on("error", reject)
+    req.end(JSON.stringify({ parts: [{ type: "text", text }] }))
+  })
 
 describe.each(storageKinds)("chat over HTTP (%s)", (storage) => {
   let server: ChatTestServer
@@ -625,6 +649,17 @@ describe("chat requests (validation, limits, model settings)", () => {
       const stored = (await threadDetail(server, threadId)).body.messages[1]
       // (JSON drops the SDK's `providerMetadata: undefined`, as any client's storage would.)
       expect(stored).toEqual(JSON.parse(JSON.stringify(message)))
+    })
+
+    it("the response's first write carries the first text delta, and every delta is written before the run's end", async () => {
+      // The model sends its whole answer at once: the deltas must still go out before the
+      // commit and the after-turn work, not in one write with `finish` at the end.
+      server.model.script({ text: ["one ", "two ", "three"] })
+      const writes = await rawWrites(server, "All at once")
+      expect(writes[0]).toContain('"text-delta"')
+      const lastDelta = writes.findLastIndex((write) => write.includes('"text-delta"'))
+      const finish = writes.findIndex((write) => write.includes('"type":"finish"'))
+      expect(finish).toBeGreaterThan(lastDelta)
     })
 
     it("is relayed chunk by chunk, not buffered until the end", async () => {

@@ -17,6 +17,7 @@ import {
 import type { ClientInfo, Principal, Session, TokenPair } from "./AuthModel.js"
 import { AuthStore, type SessionRow } from "./AuthStore.js"
 import { PasswordHasher } from "./PasswordHasher.js"
+import * as SessionList from "./SessionList.js"
 
 /**
  * The owner's password, sessions and tokens. A session is a device: it owns one refresh-token
@@ -68,7 +69,7 @@ const sha256 = (value: string) => Crypto.createHash("sha256").update(value).dige
 
 export const make = Effect.gen(function* () {
   const config = yield* AuthConfig
-  const store = yield* AuthStore
+  const store = SessionList.cached(yield* AuthStore)
   const hasher = yield* PasswordHasher
   const accessTokens = yield* AccessTokens
   const ids = yield* Ids

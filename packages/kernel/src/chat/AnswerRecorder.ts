@@ -13,7 +13,8 @@ import * as RunBounds from "./RunBounds.js"
  * clients were shown. The final save of the run replaces the checkpoint.
  */
 export const make = (options: {
-  readonly publish: (chunk: UIMessageChunk) => Effect.Effect<void>
+  /** Publishes chunks as the next events of the run's stream, handed to its followers at once. */
+  readonly publishAll: (chunks: ReadonlyArray<UIMessageChunk>) => Effect.Effect<void>
   readonly save: (message: StoredMessage) => Effect.Effect<void, unknown>
   /** The message a resumed run continues: a rebuilt message starts from its parts. */
   readonly continued: StoredMessage | undefined
@@ -26,34 +27,49 @@ export const make = (options: {
   let bytes = 0
   let checkpointedAt = options.startedAt
 
-  /** Sends `chunk`, unless it would take the answer over its limit (then `RunCut`, nothing sent). */
-  const relay = (chunk: UIMessageChunk): Effect.Effect<void, RunCut> =>
+  /**
+   * Sends `chunks` (what one read of the model brought) as one batch. Plain code per chunk, one
+   * Effect per batch: a chunk that would take the answer over its limit is not sent, nor is any
+   * after it, and the run is cut (`RunCut`) once those before it went out.
+   */
+  const relayAll = (chunks: ReadonlyArray<UIMessageChunk>): Effect.Effect<void, RunCut> =>
     Effect.suspend(() => {
-      bytes += RunBounds.chunkBytes(chunk)
-      if (bytes > options.bounds.maxAnswerBytes) return Effect.fail(new RunCut({ reason: "max-answer-bytes" }))
-      record(sent, chunk)
-      return options.publish(chunk)
+      let accepted = chunks.length
+      for (let index = 0; index < chunks.length; index++) {
+        const chunk = chunks[index]!
+        bytes += RunBounds.chunkBytes(chunk)
+        if (bytes > options.bounds.maxAnswerBytes) {
+          accepted = index
+          break
+        }
+        record(sent, chunk)
+      }
+      const publish = options.publishAll(accepted === chunks.length ? chunks : chunks.slice(0, accepted))
+      return accepted === chunks.length
+        ? publish
+        : Effect.zipRight(publish, Effect.fail(new RunCut({ reason: "max-answer-bytes" })))
     })
 
   /** The message as a client that read every sent chunk has it. */
   const rebuild = Effect.suspend(() => messageOf(sent, options.continued))
 
   /** Saves the answer so far, marked `partial` and settled (never `streaming`), when it is due. */
-  const checkpoint = Effect.gen(function* () {
-    const now = yield* Clock.currentTimeMillis
-    if (now - checkpointedAt < options.checkpointMillis) return
+  const checkpoint = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    if (now - checkpointedAt < options.checkpointMillis) return Effect.void
     checkpointedAt = now
-    const partial = yield* rebuild
-    if (partial === undefined || partial.parts.length === 0) return
-    yield* options.save(
-      settle(
-        { id: partial.id, role: "assistant", parts: partial.parts, metadata: { ...options.metadata, partial: true } },
-        { keepApprovals: false },
-      ),
-    )
-  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("chat: saving a checkpoint failed", cause)))
+    return Effect.gen(function* () {
+      const partial = yield* rebuild
+      if (partial === undefined || partial.parts.length === 0) return
+      yield* options.save(
+        settle(
+          { id: partial.id, role: "assistant", parts: partial.parts, metadata: { ...options.metadata, partial: true } },
+          { keepApprovals: false },
+        ),
+      )
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("chat: saving a checkpoint failed", cause)))
+  })
 
-  return { relay, rebuild, checkpoint, bytes: () => bytes }
+  return { relayAll, rebuild, checkpoint, bytes: () => bytes }
 }
 
 export type AnswerRecorder = ReturnType<typeof make>

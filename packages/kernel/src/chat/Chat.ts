@@ -14,7 +14,7 @@ import * as RunPersistence from "./internal/RunPersistence.js"
 import * as RunStarter from "./internal/RunStarter.js"
 import * as ThreadNaming from "./internal/ThreadNaming.js"
 import * as RunBounds from "./RunBounds.js"
-import { type StreamEvent, StreamHub } from "./StreamHub.js"
+import { type StreamEvent, StreamHub, type StreamSink } from "./StreamHub.js"
 
 export { fallbackTitle } from "./ChatMessages.js"
 
@@ -26,6 +26,11 @@ export interface ChatRun {
   readonly threadId: string
   readonly runId: string
   readonly events: Stream.Stream<StreamEvent>
+  /**
+   * The same events into `sink` instead (no fiber or Stream per event: the server writes them
+   * straight to the socket); returns the function that detaches it. Use one or the other.
+   */
+  readonly attach: (sink: StreamSink) => () => void
 }
 
 /** A message to the assistant. */

@@ -1,5 +1,5 @@
 import type { LanguageModel, ModelMessage, ToolSet, UIMessage, UIMessageChunk } from "ai"
-import { Chunk, Clock, Data, Duration, Effect, Fiber, Option, Stream } from "effect"
+import { Clock, Data, Duration, Effect, Fiber } from "effect"
 import { ChatModelError } from "./ChatErrors.js"
 import { errorMessage, isContent, loadAi } from "./ChatMessages.js"
 import type { AssistantMetadata } from "./ChatModel.js"
@@ -41,11 +41,19 @@ export interface Outcome {
 }
 
 export interface ModelStream {
-  /** The chunks up to and including the first content; `ended` when the stream ended within them. */
+  /**
+   * The chunks up to and including the first content, and those in hand with it (short of
+   * `finish`); `ended` when the stream ended within them.
+   */
   readonly head: ReadonlyArray<UIMessageChunk>
   readonly ended: boolean
-  /** The chunks after the head, read as they come (empty when `ended`); fails as the model's stream breaks or is cut. */
-  readonly rest: Stream.Stream<UIMessageChunk, ChatModelError | RunCut>
+  /**
+   * The next chunks after the head: every chunk the data in hand yields (at least one), or
+   * undefined once the stream ended (at once when `ended`). Fails as the model's stream breaks
+   * or is cut. Read a batch at a time: the per-chunk work of a run is plain code, one Effect per
+   * batch, and a batch goes to the clients as one write.
+   */
+  readonly nextBatch: Effect.Effect<ReadonlyArray<UIMessageChunk> | undefined, ChatModelError | RunCut>
   /** Ends the model call and the SDK's stream: a pending read resolves at once. */
   readonly abandon: Effect.Effect<void>
   /** Stops the idle watchdog (once reading is over). */
@@ -135,10 +143,10 @@ export const open = (call: ModelCall) =>
         catch: (error) => new ChatModelError({ message: errorMessage(error) }),
       }),
     )
-    const nextBatch = batchedReads(reader)
+    const readNext = batchedReads(reader)
     const readBatch = afterRead(
       Effect.tryPromise({
-        try: nextBatch,
+        try: readNext,
         catch: (error) => new ChatModelError({ message: errorMessage(error) }),
       }),
     )
@@ -167,14 +175,24 @@ export const open = (call: ModelCall) =>
       head.push(next.value)
       if (isContent(next.value)) break
     }
-    const rest: Stream.Stream<UIMessageChunk, ChatModelError | RunCut> = ended
-      ? Stream.empty
-      : Stream.repeatEffectChunkOption(
-          Effect.matchEffect(readBatch, {
-            onFailure: (error) => Effect.fail(Option.some(error)),
-            onSuccess: (batch) =>
-              batch === undefined ? Effect.fail(Option.none()) : Effect.succeed(Chunk.unsafeFromArray(batch)),
-          }),
-        )
-    return { head, ended, rest, abandon, done, outcome } satisfies ModelStream
+    // What came with the first content (the provider sends `text-start` with its first delta)
+    // joins the head, so the response's first write carries it; from `finish` on, chunks wait
+    // for the run loop, which holds `finish` until the commit.
+    let carried: ReadonlyArray<UIMessageChunk> = []
+    if (!ended) {
+      const inHand = yield* Effect.promise(readNext.available)
+      const finishAt = inHand.findIndex((chunk) => chunk.type === "finish")
+      const split = finishAt === -1 ? inHand.length : finishAt
+      head.push(...inHand.slice(0, split))
+      carried = inHand.slice(split)
+    }
+    const nextBatch = ended
+      ? Effect.succeed(undefined)
+      : Effect.suspend(() => {
+          if (carried.length === 0) return readBatch
+          const batch = carried
+          carried = []
+          return Effect.succeed(batch)
+        })
+    return { head, ended, nextBatch, abandon, done, outcome } satisfies ModelStream
   })

@@ -14,6 +14,11 @@ export interface StreamEvent {
 export interface StreamWriter {
   /** Appends a chunk (any JSON value) as the next event and sends it to every subscriber. */
   readonly publish: (chunk: unknown) => Effect.Effect<void>
+  /**
+   * Appends `chunks` as the next events and hands them to the streams that follow the run
+   * (`follow`, `subscribe`) now, as one batch, rather than on the next turn of the event loop.
+   */
+  readonly publishAll: (chunks: ReadonlyArray<unknown>) => Effect.Effect<void>
   /** Ends the stream: subscribers complete; the buffer is kept for `retention`, then dropped. */
   readonly finish: Effect.Effect<void>
 }
@@ -33,6 +38,18 @@ export interface StreamSink {
   readonly onEvents: (events: ReadonlyArray<StreamEvent>) => void
   /** The stream finished: nothing follows. Not called after the subscriber detached itself. */
   readonly onEnd: () => void
+}
+
+/**
+ * A follower of one run's stream (the response of the request that started it): chosen when it
+ * is made, so a later run of the thread is never mixed in. Not counted against the caps nor
+ * coalesced: it gets every batch as it is published.
+ */
+export interface Following {
+  /** The events from the first, as a Stream. */
+  readonly events: Stream.Stream<StreamEvent>
+  /** The events from the first, into `sink` (the replay synchronously); returns the detach function. */
+  readonly attach: (sink: StreamSink) => () => void
 }
 
 /** A second stream was opened for a thread whose stream is still running. */
@@ -66,6 +83,8 @@ export class StreamHub extends Context.Tag("@aide/kernel/StreamHub")<
       threadId: string,
       afterEventId?: number,
     ) => Effect.Effect<Option.Option<Stream.Stream<StreamEvent>>>
+    /** The thread's running stream from its first event, for the run's own response; none when none runs. */
+    readonly follow: (threadId: string) => Effect.Effect<Option.Option<Following>>
     /**
      * `subscribe` for transports: the events go to `sink` (the replay synchronously, before this
      * returns) instead of a Stream, with no fiber or queue per subscriber. Counted against the
@@ -136,7 +155,11 @@ export const makeMemory = (options: StreamHubOptions = {}) =>
           // or closing the hub would wait out the retention.
           return Effect.asVoid(Effect.forkIn(Effect.interruptible(drop), scope))
         })
-        return Effect.succeed<StreamWriter>({ publish: (chunk) => Effect.sync(() => live.publish(chunk)), finish })
+        return Effect.succeed<StreamWriter>({
+          publish: (chunk) => Effect.sync(() => live.publish(chunk)),
+          publishAll: (chunks) => Effect.sync(() => live.publishAll(chunks)),
+          finish,
+        })
       })
 
     const resumable = (threadId: string, afterEventId: number | undefined) => {
@@ -144,25 +167,37 @@ export const makeMemory = (options: StreamHubOptions = {}) =>
       return live?.resumable(afterEventId) ? live : undefined
     }
 
+    /** `live`'s events after `afterEventId` as a Stream of a follower. */
+    const followStream = (live: LiveStream, afterEventId: number | undefined) =>
+      Stream.asyncPush<StreamEvent>((emit) =>
+        Effect.acquireRelease(
+          Effect.sync(() =>
+            live.attach(
+              { onEvents: (events) => emit.chunk(Chunk.unsafeFromArray(events)), onEnd: () => emit.end() },
+              afterEventId,
+              false,
+            ),
+          ),
+          (detach) => Effect.sync(detach),
+        ),
+      )
+
     const subscribe = (threadId: string, afterEventId?: number) =>
       Effect.sync(() => {
         // The stream is chosen now: a run that finishes before the Stream is read is still read whole.
         const live = resumable(threadId, afterEventId)
         if (live === undefined) return Option.none()
-        return Option.some(
-          Stream.asyncPush<StreamEvent>((emit) =>
-            Effect.acquireRelease(
-              Effect.sync(() =>
-                live.attach(
-                  { onEvents: (events) => emit.chunk(Chunk.unsafeFromArray(events)), onEnd: () => emit.end() },
-                  afterEventId,
-                  false,
-                ),
-              ),
-              (detach) => Effect.sync(detach),
-            ),
-          ),
-        )
+        return Option.some(followStream(live, afterEventId))
+      })
+
+    const follow = (threadId: string) =>
+      Effect.sync((): Option.Option<Following> => {
+        const live = resumable(threadId, undefined)
+        if (live === undefined) return Option.none()
+        return Option.some({
+          events: followStream(live, undefined),
+          attach: (sink) => live.attach(sink, undefined, false),
+        })
       })
 
     const attach = (threadId: string, sink: StreamSink, afterEventId?: number) =>
@@ -187,7 +222,7 @@ export const makeMemory = (options: StreamHubOptions = {}) =>
 
     const isActive = (threadId: string) => Effect.sync(() => streams.get(threadId)?.finished === false)
 
-    return StreamHub.of({ open, subscribe, attach, subscriberCount, activeThreadIds, isActive })
+    return StreamHub.of({ open, subscribe, follow, attach, subscriberCount, activeThreadIds, isActive })
   })
 
 /** The in-memory hub: SPEC's 60-second retention and the default caps, or `options`. */

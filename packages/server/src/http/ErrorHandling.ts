@@ -80,12 +80,11 @@ export const layer = (options: ErrorHandlingOptions) =>
       const request = yield* HttpServerRequest.HttpServerRequest
       // Webhook bodies are the platforms' (form-encoded, any size up to their own limit): the
       // route reads them raw; only the failure handling below applies.
-      const raw = isWebhookPath(pathOf(request.url))
+      const path = pathOf(request.url)
+      const raw = isWebhookPath(path)
       const declaredLength = Number(request.headers["content-length"] ?? 0)
       const limit =
-        options.chatMaxBodyBytes !== undefined && pathOf(request.url) === "/api/chat"
-          ? options.chatMaxBodyBytes
-          : options.maxBodyBytes
+        options.chatMaxBodyBytes !== undefined && path === "/api/chat" ? options.chatMaxBodyBytes : options.maxBodyBytes
       if (!raw && declaredLength > limit) {
         return errorResponse(413, `request body too large (limit ${limit} bytes)`, {
           connection: "close",

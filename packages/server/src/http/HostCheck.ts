@@ -87,40 +87,62 @@ const sameOrigin = (origin: string, host: string | undefined) => {
   }
 }
 
+const maxRememberedHosts = 256
+
+/**
+ * The check of `layer` as a plain function of the request's headers: the refusal (421 or 403),
+ * or undefined when the request may be served. Shared with the direct reconnect path.
+ */
+export const makeCheck = (options: HostCheckOptions) => {
+  const allowedName = hostAllowed(options)
+  const corsOrigins = new Set(options.corsOrigins)
+  const publicOrigin = originOf(options.publicUrl)
+  // Verdicts by `Host` header value: clients send the same one on every request, and parsing it
+  // (IPv6 patterns, a URL) cost more than the rest of the check. Bounded: any text can be sent.
+  const verdicts = new Map<string, boolean>()
+  const allowed = (host: string) => {
+    let verdict = verdicts.get(host)
+    if (verdict === undefined) {
+      verdict = allowedName(hostnameOf(host))
+      if (verdicts.size >= maxRememberedHosts) verdicts.clear()
+      verdicts.set(host, verdict)
+    }
+    return verdict
+  }
+  return (headers: Readonly<Record<string, string | undefined>>): HttpServerResponse.HttpServerResponse | undefined => {
+    // HTTP/1.0 may omit Host; browsers never do, so there is nothing to rebind.
+    const host = headers.host
+    if (host !== undefined && !allowed(host)) {
+      return refuse(421, `host ${quote(hostnameOf(host))} is not allowed: add it to AIDE_ALLOWED_HOSTS`)
+    }
+    const origin = headers.origin
+    if (origin !== undefined) {
+      const trusted =
+        origin === publicOrigin || sameOrigin(origin, host) || corsOrigins.has("*") || corsOrigins.has(origin)
+      if (!trusted) {
+        return refuse(403, `cross-origin request from ${quote(origin)} refused: allow it with AIDE_CORS_ORIGINS`)
+      }
+    } else if (
+      headers["sec-fetch-site"] === "cross-site" &&
+      headers["sec-fetch-mode"] !== "navigate" &&
+      !corsOrigins.has("*")
+    ) {
+      return refuse(403, "cross-site request refused")
+    }
+    return undefined
+  }
+}
+
 /**
  * Middleware answering `421 Misdirected Request` to a `Host` the server is not known by, and
  * `403` to a browser request from a foreign origin, before anything else runs.
  */
 export const layer = (options: HostCheckOptions) => {
-  const allowed = hostAllowed(options)
-  const corsOrigins = new Set(options.corsOrigins)
-  const publicOrigin = originOf(options.publicUrl)
+  const check = makeCheck(options)
   return HttpApiBuilder.middleware((app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      // HTTP/1.0 may omit Host; browsers never do, so there is nothing to rebind.
-      const host = request.headers.host
-      if (host !== undefined && !allowed(hostnameOf(host))) {
-        return Effect.succeed(
-          refuse(421, `host ${quote(hostnameOf(host))} is not allowed: add it to AIDE_ALLOWED_HOSTS`),
-        )
-      }
-      const origin = request.headers.origin
-      if (origin !== undefined) {
-        const trusted =
-          origin === publicOrigin || sameOrigin(origin, host) || corsOrigins.has("*") || corsOrigins.has(origin)
-        if (!trusted) {
-          return Effect.succeed(
-            refuse(403, `cross-origin request from ${quote(origin)} refused: allow it with AIDE_CORS_ORIGINS`),
-          )
-        }
-      } else if (
-        request.headers["sec-fetch-site"] === "cross-site" &&
-        request.headers["sec-fetch-mode"] !== "navigate" &&
-        !corsOrigins.has("*")
-      ) {
-        return Effect.succeed(refuse(403, "cross-site request refused"))
-      }
-      return app
+      const refused = check(request.headers)
+      return refused === undefined ? app : Effect.succeed(refused)
     }),
   )
 }

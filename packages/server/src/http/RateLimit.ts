@@ -32,30 +32,35 @@ export const layer = (options: {
     Effect.gen(function* () {
       const limiter = yield* RateLimiter.RateLimiter
       const limits = options.limits ?? specLimits
-      return Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        // The matched route, not the raw URL: the router also accepts `/api/auth/login/`,
-        // `//api/auth/login`, `/API/auth/login` or `/api/auth/%6Cogin`, which must share a budget.
-        const route = yield* Effect.serviceOption(HttpRouter.RouteContext)
-        const path = Option.match(route, { onNone: () => pathOf(request.url), onSome: (context) => context.route.path })
-        const limit = limits[path]
-        if (limit === undefined) return
-        const bucket = rateLimitBucket(clientAddress(request, options.trustProxy))
-        const decision = yield* limiter.consume(`${path} ${bucket}`, limit)
-        const resetSeconds = Math.max(1, Math.ceil(Duration.toSeconds(decision.resetAfter)))
-        const headers: Record<string, string> = {
-          "x-ratelimit-limit": String(decision.limit),
-          "x-ratelimit-remaining": String(decision.remaining),
-          "x-ratelimit-reset": String(resetSeconds),
-        }
-        if (!decision.allowed) {
-          headers["retry-after"] = String(resetSeconds)
-          headers["cache-control"] = "no-store"
-        }
-        yield* HttpApp.appendPreResponseHandler((_request, response) =>
-          Effect.succeed(HttpServerResponse.setHeaders(response, headers)),
-        )
-        if (!decision.allowed) return yield* new TooManyRequests({ error: "too_many_requests" })
-      })
+      const limited = (request: HttpServerRequest.HttpServerRequest, path: string, limit: RateLimiter.RateLimit) =>
+        Effect.gen(function* () {
+          const bucket = rateLimitBucket(clientAddress(request, options.trustProxy))
+          const decision = yield* limiter.consume(`${path} ${bucket}`, limit)
+          const resetSeconds = Math.max(1, Math.ceil(Duration.toSeconds(decision.resetAfter)))
+          const headers: Record<string, string> = {
+            "x-ratelimit-limit": String(decision.limit),
+            "x-ratelimit-remaining": String(decision.remaining),
+            "x-ratelimit-reset": String(resetSeconds),
+          }
+          if (!decision.allowed) {
+            headers["retry-after"] = String(resetSeconds)
+            headers["cache-control"] = "no-store"
+          }
+          yield* HttpApp.appendPreResponseHandler((_request, response) =>
+            Effect.succeed(HttpServerResponse.setHeaders(response, headers)),
+          )
+          if (!decision.allowed) return yield* new TooManyRequests({ error: "too_many_requests" })
+        })
+      // On every request of the routes it guards (sessions, logout…), most of them unlimited:
+      // plain combinators until a limit applies.
+      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        Effect.flatMap(Effect.serviceOption(HttpRouter.RouteContext), (route) => {
+          // The matched route, not the raw URL: the router also accepts `/api/auth/login/`,
+          // `//api/auth/login`, `/API/auth/login` or `/api/auth/%6Cogin`, which must share a budget.
+          const path = Option.isSome(route) ? route.value.route.path : pathOf(request.url)
+          const limit = Object.hasOwn(limits, path) ? limits[path] : undefined
+          return limit === undefined ? Effect.void : limited(request, path, limit)
+        }),
+      )
     }),
   )

@@ -27,6 +27,10 @@ const encoder = new TextEncoder()
 export const encodeEvent = (event: StreamHub.StreamEvent): Uint8Array =>
   encoder.encode(`id: ${event.id}\ndata: ${JSON.stringify(event.chunk)}\n\n`)
 
+/** The frames of events only one response reads, joined: one write, nothing memoised. */
+export const encodeEvents = (events: ReadonlyArray<StreamHub.StreamEvent>): Uint8Array =>
+  events.length === 1 ? encodeEvent(events[0]!) : join(events.map(encodeEvent))
+
 const sharedEventBytes = new WeakMap<StreamHub.StreamEvent, Uint8Array>()
 const sharedBatchBytes = new WeakMap<ReadonlyArray<StreamHub.StreamEvent>, Buffer>()
 

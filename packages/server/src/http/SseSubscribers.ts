@@ -1,5 +1,6 @@
+import type { ServerResponse } from "node:http"
 import { Readable } from "node:stream"
-import { StreamHub } from "@aide/kernel"
+import { type Chat, StreamHub } from "@aide/kernel"
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Duration, Effect, Option } from "effect"
@@ -22,6 +23,8 @@ class SseBody extends Readable implements StreamHub.StreamSink {
   constructor(
     private readonly open: Set<SseBody>,
     private readonly maxLagBytes: number,
+    /** Encodes a batch: shared by every subscriber (reconnects), or for this response alone (the sender's). */
+    private readonly encode: (events: ReadonlyArray<StreamHub.StreamEvent>) => Uint8Array,
   ) {
     super()
     open.add(this)
@@ -31,7 +34,7 @@ class SseBody extends Readable implements StreamHub.StreamSink {
 
   onEvents(events: ReadonlyArray<StreamHub.StreamEvent>): void {
     if (this.destroyed) return
-    const bytes = Sse.encodeBatch(events)
+    const bytes = this.encode(events)
     // The first write is the replay, however long: a reader that cannot keep up with what
     // follows is dropped (it may reconnect with Last-Event-ID) rather than buffered without bound.
     if (this.#limit < 0) this.#limit = bytes.length + this.maxLagBytes
@@ -74,12 +77,16 @@ export const make = (options: SseSubscribersOptions) =>
   Effect.gen(function* () {
     const hub = yield* StreamHub.StreamHub
     const open = new Set<SseBody>()
+    // The answers of sends and approvals: kept up with keep-alives too, but never cut when the
+    // server closes: a graceful shutdown lets their runs finish and their responses end.
+    const answers = new Set<SseBody>()
     const maxLagBytes = options.maxLagBytes ?? defaultMaxLagBytes
     const interval = Duration.toMillis(Duration.decode(options.heartbeat))
     yield* Effect.acquireRelease(
       Effect.sync(() => {
         const timer = setInterval(() => {
           for (const body of open) body.heartbeat()
+          for (const body of answers) body.heartbeat()
         }, interval)
         timer.unref()
         return timer
@@ -97,7 +104,7 @@ export const make = (options: SseSubscribersOptions) =>
       afterEventId: number | undefined,
     ) =>
       Effect.suspend(() => {
-        const body = new SseBody(open, maxLagBytes)
+        const body = new SseBody(open, maxLagBytes, Sse.encodeBatch)
         // Whatever becomes of the request fiber (interrupted before the body is piped, say), the
         // subscriber leaves the hub when its connection closes.
         NodeHttpServerRequest.toServerResponse(request).once("close", () => body.destroy())
@@ -122,5 +129,53 @@ export const make = (options: SseSubscribersOptions) =>
         )
       })
 
-    return { respond } as const
+    /**
+     * The answer of a send or an approval: the run's events from the first, then `[DONE]`,
+     * pushed into the response as the run publishes them (each batch one write). Never dropped
+     * for lagging: the answer is bounded (`AIDE_RUN_MAX_ANSWER_BYTES`). A client that goes away
+     * only detaches: the run goes on.
+     */
+    const follow = (request: HttpServerRequest.HttpServerRequest, run: Chat.ChatRun) =>
+      Effect.sync(() => {
+        const body = new SseBody(answers, Number.POSITIVE_INFINITY, Sse.encodeEvents)
+        NodeHttpServerRequest.toServerResponse(request).once("close", () => body.destroy())
+        body.detach = run.attach(body)
+        return HttpServerResponse.raw(body, {
+          status: 200,
+          contentType: Sse.contentType,
+          headers: Sse.headers(run.threadId, run.runId),
+        })
+      })
+
+    /**
+     * `respond` on a bare Node response (http/DirectReconnects): the 200 stream when there is one
+     * to resume (true), nothing written otherwise (false) or on `TooManySubscribers`.
+     */
+    const direct = (response: ServerResponse, threadId: string, afterEventId: number | undefined) =>
+      Effect.suspend(() => {
+        // Gone while it was authenticated: nothing to answer, and nothing to attach (its
+        // `close` has fired already, so a subscriber attached now would never leave).
+        if (response.destroyed) return Effect.succeed(true)
+        const body = new SseBody(open, maxLagBytes, Sse.encodeBatch)
+        response.once("close", () => body.destroy())
+        return hub.attach(threadId, body, afterEventId).pipe(
+          Effect.map(
+            Option.match({
+              onNone: () => {
+                body.destroy()
+                return false
+              },
+              onSome: (detach) => {
+                body.detach = detach
+                response.writeHead(200, { "content-type": Sse.contentType, ...Sse.headers(threadId) })
+                body.pipe(response)
+                return true
+              },
+            }),
+          ),
+          Effect.tapError(() => Effect.sync(() => body.destroy())),
+        )
+      })
+
+    return { respond, follow, direct } as const
   })

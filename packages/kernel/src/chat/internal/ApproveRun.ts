@@ -20,10 +20,16 @@ const acknowledgement = (run: SuspendedRun): ChatRun => {
     },
     { type: "finish" },
   ]
+  const events = chunks.map((chunk, index) => ({ id: index + 1, chunk }))
   return {
     threadId: run.threadId,
     runId: run.runId,
-    events: Stream.fromIterable(chunks.map((chunk, index) => ({ id: index + 1, chunk }))),
+    events: Stream.fromIterable(events),
+    attach: (sink) => {
+      sink.onEvents(events)
+      sink.onEnd()
+      return () => {}
+    },
   }
 }
 

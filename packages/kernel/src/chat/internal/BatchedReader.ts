@@ -14,19 +14,19 @@ const notYet = Symbol("notYet")
 export const batchedReads = <A>(
   reader: ReadableStreamDefaultReader<A>,
   max = 256,
-): (() => Promise<ReadonlyArray<A> | undefined>) => {
+): (() => Promise<ReadonlyArray<A> | undefined>) & {
+  /** Every chunk in hand now (possibly none), without waiting for new data. */
+  readonly available: () => Promise<ReadonlyArray<A>>
+} => {
   /** A read started by the last batch that had not resolved yet: the next batch starts with it. */
   let pending: Promise<ReadableStreamReadResult<A>> | undefined
-  return async () => {
-    const first = await (pending ?? reader.read())
-    pending = undefined
-    if (first.done) return undefined
-    const batch = [first.value]
+  const fill = async (batch: Array<A>) => {
     // process.nextTick runs once the microtask queue is empty, i.e. when nothing more resolves
     // without new data.
     const drained = new Promise<typeof notYet>((resolve) => process.nextTick(resolve, notYet))
     while (batch.length < max) {
-      const next = reader.read()
+      const next = pending ?? reader.read()
+      pending = undefined
       const settled = await Promise.race([next, drained]).catch((): typeof notYet => notYet)
       if (settled === notYet || settled.done) {
         pending = next
@@ -36,4 +36,11 @@ export const batchedReads = <A>(
     }
     return batch
   }
+  const next = async () => {
+    const first = await (pending ?? reader.read())
+    pending = undefined
+    if (first.done) return undefined
+    return fill([first.value])
+  }
+  return Object.assign(next, { available: () => fill([]) })
 }

@@ -1,12 +1,14 @@
 import type { UIMessage, UIMessageChunk } from "ai"
-import { Clock, Effect, Stream } from "effect"
+import { Clock, Effect } from "effect"
 import type { AnswerRecorder } from "../AnswerRecorder.js"
-import type { ModelStream } from "../ModelStream.js"
+import { type ModelStream, RunCut } from "../ModelStream.js"
 import * as RunBounds from "../RunBounds.js"
 import type { StreamWriter } from "../StreamHub.js"
 
 export interface RunLoopSpec {
   readonly model: ModelStream
+  /** The head already went over the answer limit: the run is cut before reading on. */
+  readonly headCut: boolean
   /** Relays to the hub, bounded, with checkpoints; its head is relayed already. */
   readonly answer: AnswerRecorder
   readonly writer: StreamWriter
@@ -36,11 +38,24 @@ export const run = (spec: RunLoopSpec): Effect.Effect<void> => {
     yield* Effect.logInfo("chat run started")
     let finish: UIMessageChunk | undefined
     let interrupted: RunBounds.Interruption | undefined
+    // A batch at a time (what one read of the model brought): relayed as one write to the
+    // clients, before anything of the run's end (commit, titles) can hold it back.
+    const relayBatch = (batch: ReadonlyArray<UIMessageChunk>) => {
+      const at = batch.findIndex((chunk) => chunk.type === "finish")
+      if (at === -1) return answer.relayAll(batch)
+      finish = batch[at]
+      const others = batch.length === 1 ? [] : batch.filter((chunk) => chunk.type !== "finish")
+      return others.length === 0 ? Effect.void : answer.relayAll(others)
+    }
     const relayed = yield* Effect.either(
-      Stream.runForEach(model.rest, (chunk) => {
-        if (chunk.type !== "finish") return Effect.zipRight(answer.relay(chunk), answer.checkpoint)
-        finish = chunk
-        return Effect.void
+      Effect.gen(function* () {
+        if (spec.headCut) return yield* new RunCut({ reason: "max-answer-bytes" })
+        while (true) {
+          const batch = yield* model.nextBatch
+          if (batch === undefined) return
+          yield* relayBatch(batch)
+          yield* answer.checkpoint
+        }
       }),
     )
     if (relayed._tag === "Left") {

@@ -11,7 +11,7 @@ import { ChatBusy, type ChatModelError, type UnsupportedAttachment } from "../Ch
 import type { AssistantMetadata } from "../ChatModel.js"
 import type { SuspendedRun } from "../ChatRuns.js"
 import type * as RunBounds from "../RunBounds.js"
-import { StreamHub } from "../StreamHub.js"
+import { StreamHub, type StreamSink } from "../StreamHub.js"
 import * as RunLoop from "./RunLoop.js"
 import * as RunModel from "./RunModel.js"
 import type { Claim } from "./RunningRuns.js"
@@ -34,6 +34,12 @@ export interface RunStart<E> {
   /** The decided calls of the run it resumes: approved ones run. */
   readonly decidedCalls?: SuspendedRun["calls"]
   readonly maxSteps?: number | undefined
+}
+
+/** A run whose stream is gone already (never: it is opened just before): nothing to follow. */
+const noFollower = (sink: StreamSink) => {
+  sink.onEnd()
+  return () => {}
 }
 
 /** The tag (and, for a model failure, the message) of what failed a run: for its log line. */
@@ -98,7 +104,7 @@ export const make = (
           const writer = yield* hub.open(threadId).pipe(Effect.mapError(() => new ChatBusy({ threadId })))
           const last = history.at(-1)
           const answer = AnswerRecorder.make({
-            publish: writer.publish,
+            publishAll: writer.publishAll,
             save: (message) => threads.saveMessage(threadId, message),
             continued: last?.role === "assistant" ? last : undefined,
             metadata,
@@ -106,13 +112,22 @@ export const make = (
             checkpointMillis: options.checkpointMillis,
             startedAt,
           })
-          for (const chunk of model.head) {
-            yield* answer.relay(chunk).pipe(Effect.catchTag("RunCut", () => Effect.void))
-          }
-          const events = yield* hub.subscribe(threadId)
-          yield* Deferred.succeed(ready, { threadId, runId, events: Option.getOrElse(events, () => Stream.empty) })
+          // A head over the answer limit (a burst of chunks with the first content) cuts the run.
+          const headCut = yield* answer.relayAll(model.head).pipe(
+            Effect.as(false),
+            Effect.catchTag("RunCut", () => Effect.succeed(true)),
+          )
+          const following = yield* hub.follow(threadId)
+          yield* Deferred.succeed(
+            ready,
+            Option.match(following, {
+              onNone: () => ({ threadId, runId, events: Stream.empty, attach: noFollower }),
+              onSome: ({ events, attach }) => ({ threadId, runId, events, attach }),
+            }),
+          )
           yield* RunLoop.run({
             model,
+            headCut,
             answer,
             writer,
             bounds: options.bounds,

@@ -87,6 +87,19 @@ export class LiveStream {
     this.#attached.schedule()
   }
 
+  /**
+   * Appends `chunks` and hands them to the followers (the run's own response) at once, as one
+   * batch: what a model read brought goes to the socket now, not on the next turn of the event
+   * loop, which a run busy committing or titling would hold back. Attached subscribers keep
+   * their schedule (coalesced under load).
+   */
+  publishAll(chunks: ReadonlyArray<unknown>): void {
+    if (this.finished || chunks.length === 0) return
+    for (const chunk of chunks) this.events.push({ id: this.events.length + 1, chunk })
+    this.#followers.flush()
+    this.#attached.schedule()
+  }
+
   finish(): void {
     if (this.finished) return
     // Flushed first: a subscriber dropped while it is handed these leaves (and is uncounted) itself.

@@ -1,0 +1,229 @@
+#!/usr/bin/env node
+// The chat latency the server adds, measured from outside the way issue 21 judged it
+// (/work/shared/outside-bench/chat-latency.mjs): a separate fake OpenAI-compatible model
+// (bench/fake-llm.mjs, a copy of the outside one), plain `fetch`, no Aide code. Per chat, one
+// request straight to the model, then one POST /api/chat through the server; 22 chats, the first
+// 2 warm-up; "added" = median through the server − median direct, to the first text delta and
+// to the end of the stream. Also the server's CPU time per chat (/proc/<pid>/stat over the 20
+// measured chats, background title calls included).
+//
+// Four scenarios, each on a fresh data directory: a new thread per chat or one thread reused,
+// with memory on (the default) or `memory.enabled: false`.
+//
+//   npx -y pnpm@10.20.0 build && node bench/chat-outside.mjs        # ≈ 30 s
+//   CHAT_OUTSIDE_SERVERS=/tmp/aide-ab/old/main.js,packages/server/dist/main.js CHAT_OUTSIDE_ROUNDS=3 \
+//     node bench/chat-outside.mjs                                    # A/B, builds alternated per round
+//
+// Knobs: CHAT_OUTSIDE_ROUNDS [1] (median over rounds), CHAT_OUTSIDE_CHATS [22],
+//        CHAT_OUTSIDE_SCENARIOS [new,same,new-off,same-off], BENCH_NODE_ARGS (e.g. --cpu-prof).
+// Prints a markdown table; writes bench/results/chat-outside-<timestamp>.json.
+
+import { spawn } from "node:child_process"
+import * as os from "node:os"
+import * as path from "node:path"
+import {
+  cpuMs,
+  log,
+  mainJs,
+  median,
+  removeDir,
+  root,
+  round,
+  startServer,
+  table,
+  tmpDir,
+  writeResults,
+} from "./harness.mjs"
+
+const int = (name, fallback) => {
+  const value = Number(process.env[name])
+  return Number.isInteger(value) && value > 0 ? value : fallback
+}
+const rounds = int("CHAT_OUTSIDE_ROUNDS", 1)
+const chats = int("CHAT_OUTSIDE_CHATS", 22)
+const warmup = 2
+const servers = (process.env.CHAT_OUTSIDE_SERVERS ?? mainJs).split(",").map((s) => path.resolve(root, s.trim()))
+const scenarioNames = (process.env.CHAT_OUTSIDE_SCENARIOS ?? "new,same,new-off,same-off").split(",")
+const scenarios = {
+  new: { sameThread: false, memory: true, label: "new thread each chat" },
+  same: { sameThread: true, memory: true, label: "one thread reused" },
+  "new-off": { sameThread: false, memory: false, label: "new thread, memory off" },
+  "same-off": { sameThread: true, memory: false, label: "one thread, memory off" },
+}
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)
+const PASSWORD = "correct horse battery"
+
+/** The fake model (bench/fake-llm.mjs) in its own process; resolves { url, stop }. */
+const startFakeModel = () =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, "bench/fake-llm.mjs"), "0"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    })
+    child.once("error", reject)
+    child.stdout.once("data", (chunk) => {
+      const port = Number(String(chunk).trim())
+      resolve({ url: `http://127.0.0.1:${port}/v1`, stop: () => child.kill("SIGTERM") })
+    })
+  })
+
+/** One streaming request: [ms to the first chunk `isDelta` accepts, ms to the end, x-thread-id]. */
+const timed = async (url, init, isDelta) => {
+  const t0 = performance.now()
+  const res = await fetch(url, init)
+  const reader = res.body.getReader()
+  const dec = new TextDecoder()
+  let first
+  let buf = ""
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    buf += dec.decode(value, { stream: true })
+    if (first === undefined && isDelta(buf)) first = performance.now() - t0
+  }
+  return [first ?? Number.NaN, performance.now() - t0, res.headers.get("x-thread-id")]
+}
+
+const json = async (base, method, urlPath, body, token) => {
+  const res = await fetch(base + urlPath, {
+    method,
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body && JSON.stringify(body),
+  })
+  if (!res.ok) throw new Error(`${method} ${urlPath}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+/** One scenario on a fresh server: the outside script's loop, plus the server's CPU per chat. */
+const measure = async (main, fake, scenario) => {
+  const dataDir = tmpDir("aide-bench-outside-")
+  const server = await startServer({
+    dataDir,
+    main,
+    nodeArgs,
+    env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, OPENAI_COMPATIBLE_API_KEY: "fake" },
+  })
+  const base = server.url.replace(/\/$/, "")
+  try {
+    const { token } = await json(base, "POST", "/api/auth/setup", { password: PASSWORD })
+    await json(
+      base,
+      "PATCH",
+      "/api/config",
+      {
+        models: { operator: { provider: "openai-compatible", model: "fake" } },
+        ...(scenario.memory ? {} : { memory: { enabled: false } }),
+      },
+      token,
+    )
+    const direct = []
+    const through = []
+    let threadId
+    let cpuBefore = 0
+    for (let i = 0; i < chats; i++) {
+      if (i === warmup) cpuBefore = cpuMs(server.pid)
+      const d = await timed(
+        `${fake.url}/chat/completions`,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "fake", stream: true, messages: [{ role: "user", content: "hello" }] }),
+        },
+        (b) => b.includes('"content":"Hello'),
+      )
+      const body = {
+        parts: [{ type: "text", text: "hello" }],
+        ...(scenario.sameThread && threadId ? { threadId } : {}),
+      }
+      const s = await timed(
+        `${base}/api/chat`,
+        {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        },
+        (b) => b.includes('"text-delta"'),
+      )
+      threadId ??= s[2]
+      if (i >= warmup) {
+        direct.push(d)
+        through.push(s)
+      }
+    }
+    // Background work of the last chat (its title call) lands in the window too.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const cpuPerChat = (cpuMs(server.pid) - cpuBefore) / (chats - warmup)
+    const first = (xs) => median(xs.map((x) => x[0]))
+    const total = (xs) => median(xs.map((x) => x[1]))
+    return {
+      addedFirst: first(through) - first(direct),
+      addedTotal: total(through) - total(direct),
+      directFirst: first(direct),
+      serverFirst: first(through),
+      cpuPerChat,
+    }
+  } finally {
+    await server.stop()
+    removeDir(dataDir)
+  }
+}
+
+const fake = await startFakeModel()
+const samples = new Map() // `${server}|${scenario}` -> results of each round
+try {
+  for (let r = 0; r < rounds; r++) {
+    for (const name of scenarioNames) {
+      // Builds alternate within a round (and their order flips every round): a machine whose
+      // load drifts weighs on both alike.
+      const order = r % 2 === 0 ? servers : [...servers].reverse()
+      for (const main of order) {
+        const result = await measure(main, fake, scenarios[name])
+        const key = `${main}|${name}`
+        samples.set(key, [...(samples.get(key) ?? []), result])
+        log(
+          `round ${r + 1} ${name} ${path.relative(root, main)}: +${result.addedFirst.toFixed(1)} ms first, +${result.addedTotal.toFixed(1)} ms total, ${result.cpuPerChat.toFixed(1)} ms CPU/chat`,
+        )
+      }
+    }
+  }
+} finally {
+  fake.stop()
+}
+
+const rows = []
+for (const name of scenarioNames) {
+  for (const main of servers) {
+    const runs = samples.get(`${main}|${name}`)
+    const pick = (field) => round(median(runs.map((x) => x[field])), 1)
+    rows.push([
+      scenarios[name].label,
+      ...(servers.length > 1 ? [path.relative(root, main) || main] : []),
+      `+${pick("addedFirst")}`,
+      `+${pick("addedTotal")}`,
+      pick("cpuPerChat"),
+      runs.map((x) => x.addedFirst.toFixed(1)).join(" / "),
+    ])
+  }
+}
+console.log(
+  table(
+    [
+      "scenario",
+      ...(servers.length > 1 ? ["build"] : []),
+      "added, first delta (ms)",
+      "added, whole stream (ms)",
+      "server CPU/chat (ms)",
+      "first delta per round",
+    ],
+    rows,
+  ),
+)
+const file = writeResults("chat-outside", {
+  node: process.version,
+  date: new Date().toISOString(),
+  loadavg: os.loadavg(),
+  rounds,
+  chats,
+  servers,
+  samples: Object.fromEntries(samples),
+})
+log(`results: ${file}`)

@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+// The benchmark table of issue 21, measured: runs each figure's script against the current build
+// (one after the other, so they do not compete for the CPU) and prints every figure with its
+// command, value and target. What `pnpm bench` ends with; bench/README.md keeps the last run.
+//
+//   npx -y pnpm@10.20.0 bench        # build, then this (≈ 6 min)
+//   node bench/table.mjs             # against the existing build
+//   BENCH_TABLE_ONLY=chat,sessions node bench/table.mjs   # some figures only
+//
+// A figure whose script fails (no Chromium, no console build…) prints its error instead of a
+// value; the others still run. Exit status 1 when any failed.
+
+import { spawnSync } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
+import * as path from "node:path"
+import { log, root, round, table } from "./harness.mjs"
+
+const resultsDir = path.join(root, "bench/results")
+
+/** Runs `args` (node flags and a script of bench/) with `env`; the newest result file it wrote whose name starts with `prefix`. */
+const measure = (args, env, prefix) => {
+  const before = new Set(safeList())
+  log(`node ${args.join(" ")}`)
+  const run = spawnSync(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+    timeout: 15 * 60_000,
+  })
+  if (run.status !== 0) throw new Error(`exited with ${run.status ?? run.signal}`)
+  const written = safeList()
+    .filter((file) => !before.has(file) && prefix(file))
+    .sort()
+  if (written.length === 0) throw new Error("wrote no results")
+  return JSON.parse(readFileSync(path.join(resultsDir, written.at(-1)), "utf8"))
+}
+const safeList = () => {
+  try {
+    return readdirSync(resultsDir).filter((file) => file.endsWith(".json"))
+  } catch {
+    return []
+  }
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+/** The figures: name, target, the command shown, and how to measure them (rows of [figure, value]). */
+const figures = [
+  {
+    key: "chat",
+    command: "node bench/chat-outside.mjs",
+    run: () => {
+      const result = measure(["bench/chat-outside.mjs"], {}, (file) => file.startsWith("chat-outside-"))
+      const [server] = result.servers
+      const of = (scenario, field) => median(result.samples[`${server}|${scenario}`].map((sample) => sample[field]))
+      const cpu = median(
+        ["new", "same", "new-off", "same-off"].flatMap((scenario) =>
+          result.samples[`${server}|${scenario}`].map((sample) => sample.cpuPerChat),
+        ),
+      )
+      return [
+        [
+          "chat latency added, first text delta, new thread each chat",
+          `+${round(of("new", "addedFirst"), 1)} ms`,
+          "< 10 ms",
+        ],
+        ["same, one thread reused", `+${round(of("same", "addedFirst"), 1)} ms`, "< 10 ms"],
+        [
+          "same with `memory.enabled: false` (new / reused thread)",
+          `+${round(of("new-off", "addedFirst"), 1)} / +${round(of("same-off", "addedFirst"), 1)} ms`,
+          "",
+        ],
+        ["server CPU per chat (median of the four)", `${round(cpu, 1)} ms`, "< 10 ms"],
+      ]
+    },
+  },
+  {
+    key: "sessions",
+    command: "BENCH_CONNECTIONS=10 BENCH_STORAGE=sqlite node bench/run.mjs",
+    run: () => {
+      const result = measure(
+        ["bench/run.mjs"],
+        { BENCH_CONNECTIONS: "10", BENCH_STORAGE: "sqlite", BENCH_DURATION: "5", BENCH_COLD_STARTS: "3" },
+        (file) => /^\d{4}-/.test(file),
+      )
+      const routes = result.results[0].routes
+      const root_ = routes.find((route) => route.route === "GET /")
+      const sessions = routes.find((route) => route.route === "GET /api/auth/sessions")
+      return [
+        [
+          "authenticated `GET /api/auth/sessions`, req/s (autocannon, 10 connections)",
+          `${Math.round(sessions.reqPerSec).toLocaleString("en-US")} (${round(sessions.reqPerSec / root_.reqPerSec, 2)}× of \`GET /\`; CPU ${Math.round(sessions.cpuUsPerReq)} vs ${Math.round(root_.cpuUsPerReq)} µs/req)`,
+          "≥ 4,000 and ≥ 0.8× `GET /`",
+        ],
+      ]
+    },
+  },
+  {
+    key: "fanout",
+    command: "BENCH_SERVER=packages/server/dist/main.js node --import tsx bench/fanout.mjs",
+    run: () => {
+      const result = measure(
+        ["--import", "tsx", "bench/fanout.mjs"],
+        { BENCH_SERVER: "packages/server/dist/main.js" },
+        (file) => file.startsWith("fanout-"),
+      )
+      return [
+        [
+          "idle SSE subscriber memory (2,000 on one stream)",
+          `${round(result.heapPerSubscriberKiB, 1)} KiB JS heap / ${round(result.perSubscriberKiB, 1)} KiB RSS`,
+          "< 20 KiB",
+        ],
+      ]
+    },
+  },
+  {
+    key: "plugin",
+    command: "node bench/plugin-call.mjs",
+    run: () => {
+      const result = measure(["bench/plugin-call.mjs"], {}, (file) => file.startsWith("plugin-call-"))
+      const row = result.rows.find((candidate) => /compartment/.test(candidate.name))
+      return [
+        ["compartment plugin process: start / RSS", `${row.startMs} ms / ${row.rssMiB} MiB`, "< 150 ms / < 40 MiB"],
+      ]
+    },
+  },
+  {
+    key: "console",
+    command: "node bench/console.mjs",
+    run: () => {
+      const result = measure(["bench/console.mjs"], {}, (file) => file.startsWith("console-"))
+      const raw = result.firstLoad.reduce((sum, entry) => sum + (/\.js$/.test(entry.file) ? entry.raw : 0), 0)
+      return [
+        [
+          "console first load, JavaScript (raw / gzip)",
+          `${round(raw / 1024, 1)} KiB / ${result.jsGzipKiB} KiB`,
+          "served compressed, < 150 KB",
+        ],
+      ]
+    },
+  },
+]
+
+const only = process.env.BENCH_TABLE_ONLY?.split(",")
+const rows = []
+let failed = false
+for (const figure of figures) {
+  if (only !== undefined && !only.includes(figure.key)) continue
+  try {
+    for (const [name, value, target] of figure.run()) rows.push([name, value, target, `\`${figure.command}\``])
+  } catch (error) {
+    failed = true
+    rows.push([figure.key, `failed: ${error.message}`, "", `\`${figure.command}\``])
+  }
+}
+console.log(`\n${new Date().toISOString().slice(0, 10)}:\n`)
+console.log(table(["figure", "value", "target", "command"], rows))
+if (failed) process.exit(1)
