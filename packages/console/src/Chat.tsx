@@ -1,7 +1,7 @@
 import { useChat } from "@ai-sdk/react"
 import { aideChatTransport, type ThreadDetail } from "@aide/client"
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai"
-import { useEffect, useMemo, useState } from "react"
+import { type FormEvent, useCallback, useEffect, useMemo, useState } from "react"
 import { client, errorText } from "./api.js"
 import { Composer } from "./Composer.js"
 import { MessageView } from "./Message.js"
@@ -88,7 +88,7 @@ function Conversation({
   return (
     <section className="chat" aria-label="Conversation">
       <div className="chat-head">
-        <h1 className="title">{detail?.thread.title ?? "New chat"}</h1>
+        <ThreadTitle chatId={id} initial={detail} />
         <ModelPicker />
       </div>
       {forkInfo && (
@@ -155,5 +155,69 @@ function Conversation({
         }}
       />
     </section>
+  )
+}
+
+/**
+ * The heading: the thread's title (a branch without one: its original's), kept current as titles
+ * arrive or change (the `aide:threads` event), and renamed in place. Renaming here renames the
+ * thread on screen, a branch included.
+ */
+function ThreadTitle({ chatId, initial }: { readonly chatId: string; readonly initial: ThreadDetail | null }) {
+  // The thread the chat writes to now (a Retry of an answered message moves it to a branch).
+  const threadId = useCallback(() => transport.threadIdOf(chatId), [chatId])
+  const [title, setTitle] = useState<string | null>(initial?.thread.title ?? null)
+  const [editing, setEditing] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const refresh = useCallback(async () => {
+    try {
+      const detail = await client.threads.get(threadId())
+      const source = detail.forkInfo?.sourceThreadId
+      const own = detail.thread.title
+      setTitle(own ?? (source === undefined ? null : (await client.threads.get(source)).thread.title))
+    } catch {
+      // Not created yet (a new chat before its first answer): it keeps "New chat".
+    }
+  }, [threadId])
+  useEffect(() => {
+    if (initial !== null && initial.thread.title === null && initial.forkInfo !== null) void refresh()
+    const listener = () => void refresh()
+    globalThis.addEventListener("aide:threads", listener)
+    return () => globalThis.removeEventListener("aide:threads", listener)
+  }, [refresh, initial])
+  const save = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const value = String(new FormData(event.currentTarget).get("title") ?? "").trim()
+    setEditing(false)
+    void client.threads
+      .rename(threadId(), value === "" ? null : value)
+      .then(() => {
+        setError(null)
+        threadsChanged()
+      })
+      .catch((cause) => setError(errorText(cause)))
+  }
+  if (editing)
+    return (
+      <form className="title-edit" onSubmit={save} aria-label="Rename this chat">
+        <input name="title" aria-label="Chat title" defaultValue={title ?? ""} autoFocus />
+        <button type="submit">Save</button>
+        <button type="button" onClick={() => setEditing(false)}>
+          Cancel
+        </button>
+      </form>
+    )
+  return (
+    <h1 className="title">
+      <button type="button" className="title-button" title="Rename this chat" onClick={() => setEditing(true)}>
+        {title ?? "New chat"}
+      </button>
+      {error && (
+        <span role="alert" className="error">
+          {" "}
+          {error}
+        </span>
+      )}
+    </h1>
   )
 }

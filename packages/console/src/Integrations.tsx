@@ -1,7 +1,8 @@
 import type { McpServer, Plugin } from "@aide/client"
 import { type FormEvent, useEffect, useId, useState } from "react"
 import { client, errorText } from "./api.js"
-import { type ConfigField, pluginPatch } from "./pluginForm.js"
+import { Icon } from "./Icon.js"
+import { type ConfigField, modelToolName, pluginPatch, pluginState } from "./pluginForm.js"
 import { useLoad } from "./useLoad.js"
 
 function ServerCard({
@@ -119,15 +120,55 @@ function PluginCard({ plugin, act }: { readonly plugin: Plugin; readonly act: (a
     ...(plugin.provides.tools?.alerts ?? []),
     ...(plugin.provides.agents?.alerts ?? []),
   ] as ReadonlyArray<{ level?: string; message?: string }>
+  const state = pluginState(plugin)
+  const tools = plugin.provides.tools?.tools ?? []
   return (
     <li className="card" aria-labelledby={titleId}>
       <h3 id={titleId}>{plugin.name}</h3>
       {plugin.description && <p>{plugin.description}</p>}
+      <output className={`plugin-state ${state}`}>
+        {state === "disabled" && "Disabled: its code does not run."}
+        {state === "blocked" && "Not started: it needs the settings or variables below."}
+        {state === "loading" && "Starting…"}
+        {state === "failed" && "Failed to load (see below)."}
+        {state === "loaded" &&
+          `Loaded${plugin.provides.tools ? `: ${tools.length} tool${tools.length === 1 ? "" : "s"}` : ""}.`}
+      </output>
+      {state === "loaded" && tools.length > 0 && (
+        <ul className="plugin-tools" aria-label="Tools">
+          {tools.map((tool) => {
+            const modelName = modelToolName(plugin.id, tool.id)
+            return (
+              <li key={tool.id}>
+                <strong>{tool.name}</strong>
+                {modelName && (
+                  <>
+                    {" "}
+                    · the model calls it <code>{modelName}</code>
+                  </>
+                )}
+                {tool.description && <div className="muted">{tool.description}</div>}
+              </li>
+            )
+          })}
+        </ul>
+      )}
       {plugin.envVars.length > 0 && (
         <ul className="env" aria-label="Environment">
           {plugin.envVars.map((v) => (
             <li key={v.name}>
-              <code>{v.name}</code> {v.configured ? "✓ set" : v.required ? "✗ missing (required)" : "not set"}
+              <code>{v.name}</code>{" "}
+              {v.configured ? (
+                <>
+                  <Icon name="check" size={14} /> set
+                </>
+              ) : v.required ? (
+                <span className="error">
+                  <Icon name="cross" size={14} /> missing (required)
+                </span>
+              ) : (
+                "not set"
+              )}
             </li>
           ))}
         </ul>
@@ -184,8 +225,11 @@ export function Integrations() {
   const { data, error, act, reload } = useLoad(() => Promise.all([client.mcpServers.list(), client.plugins.list()]))
   const [servers, plugins] = data ?? [[], []]
   const [addError, setAddError] = useState<string | null>(null)
-  // A server just added lists no tools and no error while it connects: look again until it has.
-  const connecting = servers.some((server) => server.enabled && server.tools.length === 0 && server.error === null)
+  // A server just added lists no tools and no error while it connects, a plugin just enabled is
+  // "Loading": look again until they have settled.
+  const connecting =
+    servers.some((server) => server.enabled && server.tools.length === 0 && server.error === null) ||
+    plugins.some((plugin) => pluginState(plugin) === "loading")
   // biome-ignore lint/correctness/useExhaustiveDependencies: `data` re-arms the timer after each load
   useEffect(() => {
     if (!connecting) return

@@ -1,6 +1,7 @@
 import type { ThreadSummary } from "@aide/client"
 import { useCallback, useEffect, useState } from "react"
 import { client, errorText } from "./api.js"
+import { Icon } from "./Icon.js"
 import { href, navigate } from "./router.js"
 
 /** Other components say "the threads changed" (a chat finished, a title arrived) with this event. */
@@ -91,7 +92,7 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
                     aria-label={`Rename ${title}`}
                     onClick={() => setEditing(thread.id)}
                   >
-                    <span aria-hidden="true">✎</span>
+                    <Icon name="pencil" size={16} />
                   </button>
                   <button
                     type="button"
@@ -108,7 +109,7 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
                         .catch((cause) => setError(errorText(cause)))
                     }}
                   >
-                    <span aria-hidden="true">🗑</span>
+                    <Icon name="trash" size={16} />
                   </button>
                 </>
               )}
