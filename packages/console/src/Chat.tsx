@@ -189,8 +189,16 @@ function ThreadTitle({ chatId, initial }: { readonly chatId: string; readonly in
     event.preventDefault()
     const value = String(new FormData(event.currentTarget).get("title") ?? "").trim()
     setEditing(false)
-    void client.threads
-      .rename(threadId(), value === "" ? null : value)
+    const target = threadId()
+    // A conversation has one name: the thread on screen and, when it is a branch, the original
+    // the list shows (the list's rename does the same the other way).
+    const rename = async () => {
+      const { threads } = await client.threads.list({ perPage: false })
+      const entry = threads.find((summary) => summary.threadIds.includes(target))
+      const ids = entry === undefined || entry.id === target ? [target] : [target, entry.id]
+      await Promise.all(ids.map((id) => client.threads.rename(id, value === "" ? null : value)))
+    }
+    void rename()
       .then(() => {
         setError(null)
         threadsChanged()

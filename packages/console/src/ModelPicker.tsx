@@ -77,68 +77,70 @@ export function ModelPicker() {
   const { ready: groups, unready } = groupModels(providers, query)
   const label = current === null ? "Model" : `${provider?.name ?? current.provider} · ${current.model}`
   return (
-    <div className="model-picker" ref={root}>
-      <button
-        type="button"
-        className={`model-button ${current !== null && providers.length > 0 && !ready ? "unready" : ""}`}
-        aria-label={`Model: ${label}`}
-        aria-expanded={open}
-        aria-controls={menuId}
-        title={label}
-        onClick={() => setOpen((o) => !o)}
-      >
-        <span className="label">{label}</span>
-        <Icon name="chevron" size={16} />
-      </button>
-      {open && (
-        <div className="model-menu" id={menuId} role="dialog" aria-label="Choose a model">
-          <input
-            type="search"
-            aria-label="Search models"
-            placeholder="Search models"
-            value={query}
-            onChange={(event) => setQuery(event.target.value)}
-            autoFocus
-          />
-          {groups.length === 0 && <p className="muted">No configured model matches.</p>}
-          {groups.map((group) => (
-            <section key={group.provider.id} aria-label={group.provider.name}>
-              <h3>{group.provider.name}</h3>
-              <ul>
-                {group.models.map((model) => {
-                  const selected = current?.provider === group.provider.id && current.model === model
-                  return (
-                    <li key={model}>
-                      <button
-                        type="button"
-                        aria-current={selected ? "true" : undefined}
-                        onClick={() => choose({ provider: group.provider.id, model })}
-                      >
-                        {model}
-                      </button>
-                    </li>
-                  )
-                })}
-              </ul>
-            </section>
-          ))}
-          {unready.length > 0 && (
-            <details>
-              <summary>Not configured ({unready.length})</summary>
-              {unready.map((p) => (
-                <p key={p.id} className="setup">
-                  <strong>{p.name}</strong>: {setupHint(p)} on the server, then restart it.
-                </p>
-              ))}
-            </details>
-          )}
-        </div>
-      )}
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+    <>
+      <div className="model-picker" ref={root}>
+        <button
+          type="button"
+          className={`model-button ${current !== null && providers.length > 0 && !ready ? "unready" : ""}`}
+          aria-label={`Model: ${label}`}
+          aria-expanded={open}
+          aria-controls={menuId}
+          title={label}
+          onClick={() => setOpen((o) => !o)}
+        >
+          <span className="label">{label}</span>
+          <Icon name="chevron" size={16} />
+        </button>
+        {open && (
+          <div className="model-menu" id={menuId} role="dialog" aria-label="Choose a model">
+            <input
+              type="search"
+              aria-label="Search models"
+              placeholder="Search models"
+              value={query}
+              onChange={(event) => setQuery(event.target.value)}
+              autoFocus
+            />
+            {groups.length === 0 && <p className="muted">No configured model matches.</p>}
+            {groups.map((group) => (
+              <section key={group.provider.id} aria-label={group.provider.name}>
+                <h3>{group.provider.name}</h3>
+                <ul>
+                  {group.models.map((model) => {
+                    const selected = current?.provider === group.provider.id && current.model === model
+                    return (
+                      <li key={model}>
+                        <button
+                          type="button"
+                          aria-current={selected ? "true" : undefined}
+                          onClick={() => choose({ provider: group.provider.id, model })}
+                        >
+                          {model}
+                        </button>
+                      </li>
+                    )
+                  })}
+                </ul>
+              </section>
+            ))}
+            {unready.length > 0 && (
+              <details>
+                <summary>Not configured ({unready.length})</summary>
+                {unready.map((p) => (
+                  <p key={p.id} className="setup">
+                    <strong>{p.name}</strong>: {setupHint(p)} on the server, then restart it.
+                  </p>
+                ))}
+              </details>
+            )}
+          </div>
+        )}
+        {error && (
+          <p role="alert" className="error">
+            {error}
+          </p>
+        )}
+      </div>
       {current !== null && providers.length > 0 && !ready && (
         <p role="alert" className="notice">
           {providers.some((p) => p.configured)
@@ -146,6 +148,6 @@ export function ModelPicker() {
             : `No AI provider is configured: ${provider ? setupHint(provider) : "set a provider's key"} (or another provider's, see docs/configuration.md) on the server, then restart it.`}
         </p>
       )}
-    </div>
+    </>
   )
 }

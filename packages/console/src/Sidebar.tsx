@@ -63,10 +63,13 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
                 <form
                   onSubmit={(event) => {
                     event.preventDefault()
-                    const value = new FormData(event.currentTarget).get("title")
-                    void client.threads
-                      .rename(thread.id, String(value ?? "").trim() || null)
-                      .then(() => load(page))
+                    const value = String(new FormData(event.currentTarget).get("title") ?? "").trim() || null
+                    // The entry is the original; the branch of it on screen takes the name too,
+                    // so the heading and the list agree.
+                    const onScreen =
+                      activeThreadId !== undefined && active && activeThreadId !== thread.id ? [activeThreadId] : []
+                    void Promise.all([thread.id, ...onScreen].map((id) => client.threads.rename(id, value)))
+                      .then(threadsChanged)
                       .catch((cause) => setError(errorText(cause)))
                     setEditing(null)
                   }}
