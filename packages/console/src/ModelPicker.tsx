@@ -2,30 +2,11 @@ import type { Provider } from "@aide/client"
 import { useEffect, useId, useRef, useState } from "react"
 import { client, errorText } from "./api.js"
 import { Icon } from "./Icon.js"
+import { groupModels, setupHint } from "./modelGroups.js"
 
 interface Selection {
   readonly provider: string
   readonly model: string
-}
-
-/** Which variables a provider needs, in words: "set OPENAI_API_KEY". */
-const setupHint = (provider: Provider) =>
-  provider.envVars.length === 0 ? "start its server" : `set ${provider.envVars.join(" or ")}`
-
-/** Configured providers first (in the server's order), each model matching `query`. */
-export const groupModels = (providers: ReadonlyArray<Provider>, query: string) => {
-  const needle = query.trim().toLowerCase()
-  const matches = (provider: Provider, model: string) =>
-    needle === "" || `${provider.name} ${provider.id} ${model}`.toLowerCase().includes(needle)
-  const ready = providers
-    .filter((provider) => provider.configured)
-    .map((provider) => ({ provider, models: provider.models.filter((model) => matches(provider, model)) }))
-    .filter((group) => group.models.length > 0)
-  const unready = providers.filter(
-    (provider) =>
-      !provider.configured && (needle === "" || `${provider.name} ${provider.id}`.toLowerCase().includes(needle)),
-  )
-  return { ready, unready }
 }
 
 /**
@@ -88,7 +69,10 @@ export function ModelPicker() {
           title={label}
           onClick={() => setOpen((o) => !o)}
         >
-          <span className="label">{label}</span>
+          <span className="label">
+            {current !== null && <span className="provider">{provider?.name ?? current.provider} · </span>}
+            {current?.model ?? "Model"}
+          </span>
           <Icon name="chevron" size={16} />
         </button>
         {open && (
