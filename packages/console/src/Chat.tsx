@@ -70,8 +70,9 @@ function Conversation({
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     onFinish: () => {
       threadsChanged()
-      // The title is written just after the answer: look again shortly.
-      setTimeout(threadsChanged, 1_000)
+      // The first words are the title just after the answer; the model's title comes a few
+      // seconds later: look again then (the list and the heading both follow the event).
+      for (const delay of [1_000, 5_000, 15_000]) setTimeout(threadsChanged, delay)
     },
   })
   const [draft, setDraft] = useState(() => pendingDrafts.get(id) ?? "")

@@ -176,20 +176,20 @@ export const make = Effect.gen(function* () {
 
   const apply = <E>(bodyOf: (stored: string) => Effect.Effect<unknown, E>) =>
     Effect.gen(function* () {
-      let resolved: AppConfigDocument | undefined
+      let written: { readonly next: JsonObject; readonly resolved: AppConfigDocument } | undefined
       yield* store.update((text) =>
         bodyOf(text).pipe(
           Effect.flatMap((body) => merged(store, providerIds, text, body)),
-          Effect.flatMap((result) =>
-            Effect.map(withDefaultOperator(result.next, result.resolved), (withDefault) => {
-              resolved = withDefault
-              return JSON.stringify(result.next)
-            }),
-          ),
+          Effect.map((result) => {
+            written = result
+            return JSON.stringify(result.next)
+          }),
         ),
       )
-      yield* SubscriptionRef.set(current, resolved!)
-      return resolved!
+      // After the write (a model list may be asked for): never inside the store's transaction.
+      const resolved = yield* withDefaultOperator(written!.next, written!.resolved)
+      yield* SubscriptionRef.set(current, resolved)
+      return resolved
     })
 
   const modify = <E>(f: (current: AppConfigDocument) => Effect.Effect<JsonObject, E>) =>
