@@ -42,6 +42,8 @@ export const buildConsoleInBackground = (): Promise<void> => {
   return runBuild(quiet, vite, ["build"], { cwd: root, steps: /$^/ }).then(({ status, output }) => {
     delete process.env.AIDE_CONSOLE_BUILDING
     if (status === 0) return quiet.done()
+    // Stopped by a signal (Ctrl-C reaches the whole process group): the next start builds it again.
+    if (status === null) return
     quiet.fail()
     process.stderr.write(output)
   })
