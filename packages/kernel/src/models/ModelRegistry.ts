@@ -125,7 +125,8 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
 
   const defaultOperator = Effect.fn("ModelRegistry.defaultOperator")(function* (selection: ModelSelection) {
     const wanted = byId.get(selection.provider)
-    if (wanted === undefined || isConfigured(wanted)) return selection
+    // A default the registry does not have (a registry without `openai`) is no better than an unconfigured one.
+    if (wanted !== undefined && isConfigured(wanted)) return selection
     for (const definition of definitions) {
       if (!explicitlyConfigured(definition)) continue
       // Only the providers the owner configured are asked for their models (at most one list each).
