@@ -1,6 +1,7 @@
 import type { ChatTransport, UIMessage, UIMessageChunk } from "ai"
 import type { ChatStream } from "./chatStream.js"
 import type { AideClient } from "./client.js"
+import { AideError } from "./errors.js"
 import type { ChatPart } from "./types.js"
 
 /** An AI SDK `ChatTransport` with Aide's thread ids: a chat's id is its thread's until `regenerate` forks it. */
@@ -91,20 +92,28 @@ export const aideChatTransport = <M extends UIMessage = UIMessage>(client: AideC
         }
         return streamOf(stream!, abortSignal)
       }
-      let target = threadId
-      if (trigger === "regenerate-message") {
-        // Aide's history is append-only: answer again on a branch holding what came before.
-        const fork = await client.threads.fork(threadId, last.id)
-        target = fork.thread.id
-        branches.set(chatId, target)
+      const send = (target: string) =>
+        client.chat.send({
+          parts: chatParts(last),
+          threadId: target,
+          messageId: last.id,
+          ...(abortSignal === undefined ? {} : { signal: abortSignal }),
+        })
+      if (trigger !== "regenerate-message") return streamOf(await send(threadId), abortSignal)
+      // A message whose answer failed is answered again in its own thread (the server takes its
+      // id again while it is the thread's last, unanswered). One with an answer: Aide's history
+      // is append-only, so the new answer goes to a branch holding what came before.
+      try {
+        return streamOf(await send(threadId), abortSignal)
+      } catch (error) {
+        if (
+          !(error instanceof AideError && error.status === 400 && error.code === "messageId is already in the thread")
+        )
+          throw error
       }
-      const stream = await client.chat.send({
-        parts: chatParts(last),
-        threadId: target,
-        messageId: last.id,
-        ...(abortSignal === undefined ? {} : { signal: abortSignal }),
-      })
-      return streamOf(stream, abortSignal)
+      const fork = await client.threads.fork(threadId, last.id)
+      branches.set(chatId, fork.thread.id)
+      return streamOf(await send(fork.thread.id), abortSignal)
     },
     reconnectToStream: async ({ chatId, abortSignal }) => {
       const stream = await client.chat.resume(

@@ -91,6 +91,20 @@ describe("aideChatTransport through the AI SDK's Chat", () => {
     expect(detail.forkInfo?.sourceThreadId).toBe("transport-regenerate")
   })
 
+  it("regenerate after a failed answer answers again in the same thread: no branch", async () => {
+    server.model.script({ error: { status: 400, message: "the model refused" } }, { text: "Second time lucky" })
+    const transport = aideChatTransport(client)
+    const chat = new NodeChat({ id: "transport-retry", transport })
+    await chat.sendMessage({ text: "Try me" })
+    expect(chat.error).toBeDefined()
+    await chat.regenerate()
+    expect(textOf(chat.messages.at(-1))).toBe("Second time lucky")
+    expect(transport.threadIdOf("transport-retry")).toBe("transport-retry")
+    const detail = await client.threads.get("transport-retry")
+    expect(detail.messages.map((m) => m.id)).toEqual(chat.messages.map((m) => m.id))
+    expect(detail.forks).toEqual({})
+  })
+
   it("resumeStream picks up a running answer; nothing running is a no-op", async () => {
     const story = Array.from({ length: 20 }, (_, i) => `w${i} `)
     server.model.script({ text: story, chunkDelayMs: 20 })

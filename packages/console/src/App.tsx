@@ -2,6 +2,7 @@ import { lazy, Suspense, useCallback, useEffect, useState } from "react"
 import { AuthScreen } from "./Auth.js"
 import { client, onSessionLost } from "./api.js"
 import { Chat, newChatId } from "./Chat.js"
+import { Icon } from "./Icon.js"
 import { href, navigate, usePath } from "./router.js"
 import { Sidebar } from "./Sidebar.js"
 import { useTheme } from "./theme.js"
@@ -92,9 +93,13 @@ function Shell({ onSignedOut }: { readonly onSignedOut: () => void }) {
           aria-expanded={menuOpen}
           onClick={() => setMenuOpen((open) => !open)}
         >
-          <span aria-hidden="true">☰</span>
+          <Icon name={menuOpen ? "close" : "menu"} />
         </button>
         <strong className="brand">Aide</strong>
+        {/* On a phone the sections live in the menu: the bar says where you are. */}
+        <span className="current-section" aria-hidden="true">
+          {sections.find((s) => s.path === section)?.label}
+        </span>
         <nav aria-label="Sections" className="sections">
           {sections.map((s) => (
             <a
@@ -122,7 +127,7 @@ function Shell({ onSignedOut }: { readonly onSignedOut: () => void }) {
           aria-label={theme === "dark" ? "Switch to light theme" : "Switch to dark theme"}
           onClick={toggleTheme}
         >
-          <span aria-hidden="true">{theme === "dark" ? "☀" : "☾"}</span>
+          <Icon name={theme === "dark" ? "sun" : "moon"} />
         </button>
       </header>
       {section === "/" && <Sidebar activeThreadId={threadId} />}

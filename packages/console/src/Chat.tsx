@@ -1,7 +1,7 @@
 import { useChat } from "@ai-sdk/react"
 import { aideChatTransport, type ThreadDetail } from "@aide/client"
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai"
-import { useEffect, useMemo, useState } from "react"
+import { type FormEvent, useCallback, useEffect, useMemo, useState } from "react"
 import { client, errorText } from "./api.js"
 import { Composer } from "./Composer.js"
 import { MessageView } from "./Message.js"
@@ -70,8 +70,9 @@ function Conversation({
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     onFinish: () => {
       threadsChanged()
-      // The title is written just after the answer: look again shortly.
-      setTimeout(threadsChanged, 1_000)
+      // The first words are the title just after the answer; the model's title comes a few
+      // seconds later: look again then (the list and the heading both follow the event).
+      for (const delay of [1_000, 5_000, 15_000]) setTimeout(threadsChanged, delay)
     },
   })
   const [draft, setDraft] = useState(() => pendingDrafts.get(id) ?? "")
@@ -88,7 +89,7 @@ function Conversation({
   return (
     <section className="chat" aria-label="Conversation">
       <div className="chat-head">
-        <h1 className="title">{detail?.thread.title ?? "New chat"}</h1>
+        <ThreadTitle chatId={id} initial={detail} />
         <ModelPicker />
       </div>
       {forkInfo && (
@@ -155,5 +156,77 @@ function Conversation({
         }}
       />
     </section>
+  )
+}
+
+/**
+ * The heading: the thread's title (a branch without one: its original's), kept current as titles
+ * arrive or change (the `aide:threads` event), and renamed in place. Renaming here renames the
+ * thread on screen, a branch included.
+ */
+function ThreadTitle({ chatId, initial }: { readonly chatId: string; readonly initial: ThreadDetail | null }) {
+  // The thread the chat writes to now (a Retry of an answered message moves it to a branch).
+  const threadId = useCallback(() => transport.threadIdOf(chatId), [chatId])
+  const [title, setTitle] = useState<string | null>(initial?.thread.title ?? null)
+  const [editing, setEditing] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const refresh = useCallback(async () => {
+    try {
+      const detail = await client.threads.get(threadId())
+      const source = detail.forkInfo?.sourceThreadId
+      const own = detail.thread.title
+      setTitle(own ?? (source === undefined ? null : (await client.threads.get(source)).thread.title))
+    } catch {
+      // Not created yet (a new chat before its first answer): it keeps "New chat".
+    }
+  }, [threadId])
+  useEffect(() => {
+    if (initial !== null && initial.thread.title === null && initial.forkInfo !== null) void refresh()
+    const listener = () => void refresh()
+    globalThis.addEventListener("aide:threads", listener)
+    return () => globalThis.removeEventListener("aide:threads", listener)
+  }, [refresh, initial])
+  const save = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const value = String(new FormData(event.currentTarget).get("title") ?? "").trim()
+    setEditing(false)
+    const target = threadId()
+    // A conversation has one name: the thread on screen and, when it is a branch, the original
+    // the list shows (the list's rename does the same the other way).
+    const rename = async () => {
+      const { threads } = await client.threads.list({ perPage: false })
+      const entry = threads.find((summary) => summary.threadIds.includes(target))
+      const ids = entry === undefined || entry.id === target ? [target] : [target, entry.id]
+      await Promise.all(ids.map((id) => client.threads.rename(id, value === "" ? null : value)))
+    }
+    void rename()
+      .then(() => {
+        setError(null)
+        threadsChanged()
+      })
+      .catch((cause) => setError(errorText(cause)))
+  }
+  if (editing)
+    return (
+      <form className="title-edit" onSubmit={save} aria-label="Rename this chat">
+        <input name="title" aria-label="Chat title" defaultValue={title ?? ""} autoFocus />
+        <button type="submit">Save</button>
+        <button type="button" onClick={() => setEditing(false)}>
+          Cancel
+        </button>
+      </form>
+    )
+  return (
+    <h1 className="title">
+      <button type="button" className="title-button" title="Rename this chat" onClick={() => setEditing(true)}>
+        {title ?? "New chat"}
+      </button>
+      {error && (
+        <span role="alert" className="error">
+          {" "}
+          {error}
+        </span>
+      )}
+    </h1>
   )
 }

@@ -1,5 +1,6 @@
 import type { FileUIPart } from "ai"
 import { type ClipboardEvent, type DragEvent, type KeyboardEvent, useState } from "react"
+import { Icon } from "./Icon.js"
 
 const readAsDataUrl = (file: File) =>
   new Promise<string>((resolve, reject) => {
@@ -72,14 +73,19 @@ export function Composer({
         <ul className="attachments" aria-label="Attachments">
           {files.map((file, index) => (
             <li key={index}>
-              {file.mediaType.startsWith("image/") ? <img src={file.url} alt="" /> : "📎"} {file.filename}
+              {file.mediaType.startsWith("image/") ? (
+                <img src={file.url} alt="" />
+              ) : (
+                <Icon name="paperclip" size={16} />
+              )}{" "}
+              {file.filename}
               <button
                 type="button"
                 className="icon small"
                 aria-label={`Remove ${file.filename}`}
                 onClick={() => setFiles((current) => current.filter((_, i) => i !== index))}
               >
-                <span aria-hidden="true">×</span>
+                <Icon name="close" size={14} />
               </button>
             </li>
           ))}
@@ -87,7 +93,7 @@ export function Composer({
       )}
       <div className="composer-row">
         <label className="icon attach" title="Attach files">
-          <span aria-hidden="true">+</span>
+          <Icon name="paperclip" />
           <input
             type="file"
             multiple

@@ -1,7 +1,8 @@
-import type { McpServer, Plugin } from "@aide/client"
-import { type FormEvent, useEffect, useId, useState } from "react"
+import type { McpServer } from "@aide/client"
+import { type FormEvent, useEffect, useState } from "react"
 import { client, errorText } from "./api.js"
-import { type ConfigField, pluginPatch } from "./pluginForm.js"
+import { PluginCard } from "./PluginCard.js"
+import { pluginState } from "./pluginForm.js"
 import { useLoad } from "./useLoad.js"
 
 function ServerCard({
@@ -57,135 +58,16 @@ function ServerCard({
   )
 }
 
-/** One field of a plugin's settings form, by its declared type. */
-function FieldInput({ field, value }: { readonly field: ConfigField; readonly value: unknown }) {
-  const shown = value === undefined || value === null ? "" : String(value)
-  const hint = field.description ? <span className="muted">{field.description}</span> : null
-  if (field.type === "boolean")
-    return (
-      <label className="inline">
-        <input name={field.key} type="checkbox" defaultChecked={value === true} />
-        {field.label}
-        {hint}
-      </label>
-    )
-  if (field.type === "enum")
-    return (
-      <label>
-        {field.label}
-        <select name={field.key} defaultValue={shown} required={field.required === true}>
-          {(field.required !== true || shown === "") && (
-            <option value="">{field.required ? "Choose…" : "Not set"}</option>
-          )}
-          {(field.options ?? []).map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label ?? option.value}
-            </option>
-          ))}
-        </select>
-        {hint}
-      </label>
-    )
-  return (
-    <label>
-      {field.label}
-      <input
-        name={field.key}
-        type={field.type === "number" ? "number" : field.type === "password" ? "password" : "text"}
-        step={field.type === "number" ? "any" : undefined}
-        autoComplete={field.type === "password" ? "off" : undefined}
-        defaultValue={shown}
-        placeholder={field.placeholder}
-        required={field.required === true}
-      />
-      {hint}
-    </label>
-  )
-}
-
-function PluginCard({ plugin, act }: { readonly plugin: Plugin; readonly act: (a: () => Promise<unknown>) => void }) {
-  const titleId = useId()
-  const [status, setStatus] = useState<string | null>(null)
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault()
-    const values = pluginPatch(plugin.configFields, new FormData(event.currentTarget))
-    setStatus(null)
-    act(async () => {
-      await client.config.patch({ plugins: { [plugin.id]: values } } as never)
-      setStatus("Settings saved")
-    })
-  }
-  const alerts = [
-    ...(plugin.provides.tools?.alerts ?? []),
-    ...(plugin.provides.agents?.alerts ?? []),
-  ] as ReadonlyArray<{ level?: string; message?: string }>
-  return (
-    <li className="card" aria-labelledby={titleId}>
-      <h3 id={titleId}>{plugin.name}</h3>
-      {plugin.description && <p>{plugin.description}</p>}
-      {plugin.envVars.length > 0 && (
-        <ul className="env" aria-label="Environment">
-          {plugin.envVars.map((v) => (
-            <li key={v.name}>
-              <code>{v.name}</code> {v.configured ? "✓ set" : v.required ? "✗ missing (required)" : "not set"}
-            </li>
-          ))}
-        </ul>
-      )}
-      {alerts.length > 0 && (
-        <ul className="alerts" aria-label="Alerts">
-          {alerts.map((alert, i) => (
-            <li key={i} className={alert.level === "info" ? "muted" : "error"}>
-              {alert.level ? `${alert.level}: ` : ""}
-              {alert.message ?? JSON.stringify(alert)}
-            </li>
-          ))}
-        </ul>
-      )}
-      {plugin.validationErrors.length > 0 && (
-        <ul className="alerts" aria-label="Problems">
-          {plugin.validationErrors.map((problem) => (
-            <li key={problem} className="error">
-              {problem}
-            </li>
-          ))}
-        </ul>
-      )}
-      <label className="inline">
-        <input
-          type="checkbox"
-          checked={plugin.enabled}
-          onChange={(event) =>
-            act(() => client.config.patch({ plugins: { [plugin.id]: { enabled: event.target.checked } } } as never))
-          }
-        />
-        Enabled
-      </label>
-      {plugin.configFields.length > 0 && (
-        <form
-          className="form"
-          onSubmit={submit}
-          aria-label={`${plugin.name} settings`}
-          key={JSON.stringify(plugin.config)}
-        >
-          {plugin.configFields.map((field) => (
-            <FieldInput key={field.key} field={field} value={plugin.config[field.key]} />
-          ))}
-          <button type="submit">Save settings</button>
-          {status && <output>{status}</output>}
-        </form>
-      )}
-    </li>
-  )
-}
-
 /** MCP servers and plugins: the assistant's tools. */
 export function Integrations() {
   const { data, error, act, reload } = useLoad(() => Promise.all([client.mcpServers.list(), client.plugins.list()]))
   const [servers, plugins] = data ?? [[], []]
   const [addError, setAddError] = useState<string | null>(null)
-  // A server just added lists no tools and no error while it connects: look again until it has.
-  const connecting = servers.some((server) => server.enabled && server.tools.length === 0 && server.error === null)
+  // A server just added lists no tools and no error while it connects, a plugin just enabled is
+  // "Loading": look again until they have settled.
+  const connecting =
+    servers.some((server) => server.enabled && server.tools.length === 0 && server.error === null) ||
+    plugins.some((plugin) => pluginState(plugin) === "loading")
   // biome-ignore lint/correctness/useExhaustiveDependencies: `data` re-arms the timer after each load
   useEffect(() => {
     if (!connecting) return

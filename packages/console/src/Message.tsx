@@ -1,5 +1,6 @@
 import type { UIMessage } from "ai"
 import { memo } from "react"
+import { Icon } from "./Icon.js"
 import { Markdown } from "./markdown.js"
 import { navigate } from "./router.js"
 
@@ -75,7 +76,7 @@ const renderPart = (part: AnyPart, index: number, onApproval: (id: string, appro
       <img key={index} className="attachment" src={String(part.url)} alt={String(part.filename ?? "attached image")} />
     ) : (
       <p key={index} className="file-chip">
-        📎 {String(part.filename ?? mediaType)}
+        <Icon name="paperclip" size={16} /> {String(part.filename ?? mediaType)}
       </p>
     )
   }

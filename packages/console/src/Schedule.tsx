@@ -2,9 +2,13 @@ import type { Heartbeat, HeartbeatPatch, ScheduledTask, ScheduledTaskInput } fro
 import { type FormEvent, useId, useState } from "react"
 import { client, errorText } from "./api.js"
 import { describeCron, formatRun, nextRuns } from "./cron.js"
+import { TaskRow } from "./TaskRow.js"
 import { useLoad } from "./useLoad.js"
 
 const localZone = Intl.DateTimeFormat().resolvedOptions().timeZone
+
+/** `GET /api/schedule/destinations` always lists the web inbox under this label (SPEC). */
+const webInbox = "Web Inbox"
 
 /** The words and next runs of a cron expression, as it is typed. */
 export function CronPreview({ cron, timeZone }: { readonly cron: string; readonly timeZone: string }) {
@@ -43,7 +47,8 @@ function TaskEditor({
   readonly task?: ScheduledTask
   /** The config time zone, which a task without its own is read in. */
   readonly defaultZone: string
-  readonly onSaved: () => void
+  /** Called with the task when it was created. */
+  readonly onSaved: (created?: ScheduledTask) => void
   readonly onCancel?: () => void
   readonly destinations: ReadonlyArray<string>
 }) {
@@ -83,8 +88,10 @@ function TaskEditor({
           ...(kind === "cron" && maxRuns > 0 ? { maxRuns } : {}),
           ...(destination === "" ? {} : { destination }),
         }
-        await client.schedule.create(input)
+        const created = await client.schedule.create(input)
         formElement.reset()
+        setError(null)
+        return onSaved(created)
       }
       setError(null)
       onSaved()
@@ -149,7 +156,9 @@ function TaskEditor({
         <select name="destination" defaultValue={task ? (task.destination ?? "") : (destinations[0] ?? "")}>
           <option value="">None: only the task's thread</option>
           {destinations.map((destination) => (
-            <option key={destination}>{destination}</option>
+            <option key={destination} value={destination}>
+              {destination === webInbox ? "The web inbox" : destination}
+            </option>
           ))}
         </select>
       </label>
@@ -169,58 +178,6 @@ function TaskEditor({
         )}
       </div>
     </form>
-  )
-}
-
-function TaskRow({
-  task,
-  act,
-  onEdit,
-}: {
-  readonly task: ScheduledTask
-  readonly act: (action: () => Promise<unknown>) => void
-  readonly onEdit: () => void
-}) {
-  return (
-    <li className="card">
-      <h3>{task.name}</h3>
-      <p className="muted">
-        {task.cron
-          ? `${describeCron(task.cron)} (${task.cron})`
-          : `Once at ${task.runAt ? new Date(task.runAt).toLocaleString() : "?"}`}{" "}
-        · {task.timezone ?? "the configured zone"}
-        {task.maxRuns ? ` · at most ${task.maxRuns} runs` : ""} · {task.destination ?? "no destination"}
-      </p>
-      <p>{task.prompt}</p>
-      <p className="muted">
-        {task.isRunning
-          ? "Running now"
-          : task.nextRun
-            ? `Next run ${new Date(task.nextRun).toLocaleString()}`
-            : "No next run"}
-      </p>
-      <div className="actions">
-        <label className="inline">
-          <input
-            type="checkbox"
-            checked={task.enabled}
-            onChange={(event) => act(() => client.schedule.update(task.id, { enabled: event.target.checked }))}
-          />
-          Enabled
-        </label>
-        <button type="button" aria-label={`Edit ${task.name}`} onClick={onEdit}>
-          Edit
-        </button>
-        <button
-          type="button"
-          className="danger"
-          aria-label={`Delete ${task.name}`}
-          onClick={() => act(() => client.schedule.remove(task.id))}
-        >
-          Delete
-        </button>
-      </div>
-    </li>
   )
 }
 
@@ -274,7 +231,7 @@ function HeartbeatCard({
         {heartbeat.activeHours
           ? `Active hours ${heartbeat.activeHours.start}–${heartbeat.activeHours.end}`
           : "Active at any time"}
-        {heartbeat.nextRun ? ` · next beat ${new Date(heartbeat.nextRun).toLocaleString()}` : ""}
+        {heartbeat.nextRun ? ` · next beat ${formatRun(new Date(heartbeat.nextRun), timeZone)}` : ""}
       </p>
       <form className="form" onSubmit={save} aria-label="Heartbeat settings">
         <label>
@@ -302,9 +259,12 @@ function HeartbeatCard({
           Heartbeat destination
           <select name="destination" defaultValue={heartbeat.destination ?? ""}>
             <option value="">The web inbox</option>
-            {destinations.map((destination) => (
-              <option key={destination}>{destination}</option>
-            ))}
+            {/* The web inbox is the empty value above: listed once. */}
+            {destinations
+              .filter((destination) => destination !== webInbox)
+              .map((destination) => (
+                <option key={destination}>{destination}</option>
+              ))}
           </select>
         </label>
         <button type="submit">Save heartbeat</button>
@@ -390,6 +350,8 @@ export function Schedule() {
   )
   const [list, destinations, heartbeat, config] = data ?? [undefined, [], undefined, undefined]
   const [editing, setEditing] = useState<string | null>(null)
+  // The task just created: highlighted, scrolled to and confirmed (the editor stays below the list).
+  const [created, setCreated] = useState<string | null>(null)
   return (
     <section className="page" aria-labelledby="schedule-title">
       <h1 id="schedule-title">Schedule</h1>
@@ -415,11 +377,27 @@ export function Schedule() {
               />
             </li>
           ) : (
-            <TaskRow key={task.id} task={task} act={act} onEdit={() => setEditing(task.id)} />
+            <TaskRow
+              key={task.id}
+              task={task}
+              defaultZone={config?.timezone ?? "UTC"}
+              justCreated={task.id === created}
+              act={act}
+              onEdit={() => setEditing(task.id)}
+            />
           ),
         )}
       </ul>
-      {data && <TaskEditor onSaved={reload} destinations={destinations} defaultZone={config?.timezone ?? "UTC"} />}
+      {data && (
+        <TaskEditor
+          onSaved={(task) => {
+            setCreated(task?.id ?? null)
+            reload()
+          }}
+          destinations={destinations}
+          defaultZone={config?.timezone ?? "UTC"}
+        />
+      )}
       {heartbeat && (
         <HeartbeatCard
           key={`${heartbeat.cron} ${JSON.stringify(heartbeat.activeHours)} ${heartbeat.destination}`}

@@ -1,13 +1,26 @@
+import { AideError } from "@aide/client"
 import { type FormEvent, useState } from "react"
+import { minPasswordLength, passwordRule } from "./Auth.js"
 import { client, errorText } from "./api.js"
 import { useLoad } from "./useLoad.js"
+
+type PasswordProblem = { readonly field: "current" | "next"; readonly text: string }
+
+/** Which field a refused change is about: a wrong current password, else the new one. */
+const passwordProblem = (cause: unknown): PasswordProblem => ({
+  field: cause instanceof AideError && cause.code === "invalid_credentials" ? "current" : "next",
+  text:
+    cause instanceof AideError && cause.code === "invalid_credentials"
+      ? "That is not your current password."
+      : errorText(cause),
+})
 
 /** Identity, personality, time zone; sessions (revoke, sign out everywhere); password. */
 export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) {
   const { data, error, act } = useLoad(() => Promise.all([client.config.get(), client.auth.sessions()]))
   const [config, sessions] = data ?? []
   const [status, setStatus] = useState<string | null>(null)
-  const [passwordError, setPasswordError] = useState<string | null>(null)
+  const [passwordError, setPasswordError] = useState<PasswordProblem | null>(null)
   const saveProfile = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
@@ -24,13 +37,16 @@ export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) 
     event.preventDefault()
     const formElement = event.currentTarget
     const form = new FormData(formElement)
+    const next = String(form.get("next"))
+    if (next.length < minPasswordLength)
+      return setPasswordError({ field: "next", text: `Too short: ${passwordRule.toLowerCase()}` })
     try {
-      await client.auth.changePassword(String(form.get("current")), String(form.get("next")))
+      await client.auth.changePassword(String(form.get("current")), next)
       setPasswordError(null)
       setStatus("Password changed; other sessions were signed out")
       formElement.reset()
     } catch (cause) {
-      setPasswordError(errorText(cause))
+      setPasswordError(passwordProblem(cause))
     }
   }
   return (
@@ -99,19 +115,41 @@ export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) 
           </button>
         </div>
       </section>
-      <form className="card form" onSubmit={changePassword} aria-labelledby="password-title">
+      <form className="card form" onSubmit={changePassword} aria-labelledby="password-title" noValidate>
         <h2 id="password-title">Change password</h2>
         <label>
           Current password
-          <input name="current" type="password" autoComplete="current-password" required />
+          <input
+            name="current"
+            type="password"
+            autoComplete="current-password"
+            required
+            aria-invalid={passwordError?.field === "current"}
+            aria-describedby={passwordError?.field === "current" ? "current-password-error" : undefined}
+          />
         </label>
+        {passwordError?.field === "current" && (
+          <p id="current-password-error" role="alert" className="error field-error">
+            {passwordError.text}
+          </p>
+        )}
         <label>
           New password
-          <input name="next" type="password" autoComplete="new-password" required />
+          <input
+            name="next"
+            type="password"
+            autoComplete="new-password"
+            required
+            aria-invalid={passwordError?.field === "next"}
+            aria-describedby={`new-password-hint${passwordError?.field === "next" ? " new-password-error" : ""}`}
+          />
         </label>
-        {passwordError && (
-          <p role="alert" className="error">
-            {passwordError}
+        <p id="new-password-hint" className="hint">
+          {passwordRule}
+        </p>
+        {passwordError?.field === "next" && (
+          <p id="new-password-error" role="alert" className="error field-error">
+            {passwordError.text}
           </p>
         )}
         <button type="submit">Change password</button>

@@ -1,6 +1,7 @@
 import type { ThreadSummary } from "@aide/client"
 import { useCallback, useEffect, useState } from "react"
 import { client, errorText } from "./api.js"
+import { Icon } from "./Icon.js"
 import { href, navigate } from "./router.js"
 
 /** Other components say "the threads changed" (a chat finished, a title arrived) with this event. */
@@ -62,10 +63,13 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
                 <form
                   onSubmit={(event) => {
                     event.preventDefault()
-                    const value = new FormData(event.currentTarget).get("title")
-                    void client.threads
-                      .rename(thread.id, String(value ?? "").trim() || null)
-                      .then(() => load(page))
+                    const value = String(new FormData(event.currentTarget).get("title") ?? "").trim() || null
+                    // The entry is the original; the branch of it on screen takes the name too,
+                    // so the heading and the list agree.
+                    const onScreen =
+                      activeThreadId !== undefined && active && activeThreadId !== thread.id ? [activeThreadId] : []
+                    void Promise.all([thread.id, ...onScreen].map((id) => client.threads.rename(id, value)))
+                      .then(threadsChanged)
                       .catch((cause) => setError(errorText(cause)))
                     setEditing(null)
                   }}
@@ -91,7 +95,7 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
                     aria-label={`Rename ${title}`}
                     onClick={() => setEditing(thread.id)}
                   >
-                    <span aria-hidden="true">✎</span>
+                    <Icon name="pencil" size={16} />
                   </button>
                   <button
                     type="button"
@@ -108,7 +112,7 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
                         .catch((cause) => setError(errorText(cause)))
                     }}
                   >
-                    <span aria-hidden="true">🗑</span>
+                    <Icon name="trash" size={16} />
                   </button>
                 </>
               )}

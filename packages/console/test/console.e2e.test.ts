@@ -44,6 +44,22 @@ writeFileSync(
     provides: { tools: [{ entry: "tools.js" }] },
   }),
 )
+// A plugin that loads: one tool, enabled in the UI.
+mkdirSync(join(pluginsRoot, "greeter"))
+writeFileSync(
+  join(pluginsRoot, "greeter", "aide.plugin.json"),
+  JSON.stringify({
+    manifestVersion: 1,
+    id: "greeter",
+    name: "Greeter",
+    description: "Says hello",
+    provides: { tools: [{ entry: "tools.js", requireApproval: false }] },
+  }),
+)
+writeFileSync(
+  join(pluginsRoot, "greeter", "tools.js"),
+  `export default { id: "hello", name: "Say hello", description: "Greets someone by name", parameters: { type: "object" }, execute: () => "hello" }`,
+)
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 /** axe-core in the page (evaluated through DevTools, which the page's CSP does not govern). */
@@ -90,7 +106,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
       kernel: { chat: { maxRetries: 0 }, titles: TitleGenerator.layerFallback, tools: probe.tools },
     })
     browser = await chromium.launch({ executablePath: executablePath!, args: chromiumArgs })
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: "light" })
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light" })
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url })
     page = await context.newPage()
     page.setDefaultTimeout(10_000)
@@ -121,23 +137,80 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await page.goto(`${server.url}/`)
     expect(new URL(page.url()).pathname).toBe("/app/")
     await expect.poll(() => page.getByText("Choose the password").isVisible()).toBe(true)
+    // The password rule is said before it is broken; breaking it is said under the field, in words.
+    const passwordField = page.getByLabel("Password", { exact: true })
+    await page.getByText("At least 8 characters.").waitFor()
     await shot("setup")
-    await page.getByLabel("Password", { exact: true }).fill(password)
+    await passwordField.fill("short")
+    await page.getByLabel("Confirm password").fill("short")
+    await page.getByRole("button", { name: "Set password" }).click()
+    const problem = page.getByRole("alert")
+    expect(await problem.textContent()).toBe("Too short: at least 8 characters.")
+    expect(await passwordField.getAttribute("aria-invalid")).toBe("true")
+    expect(await passwordField.getAttribute("aria-describedby")).toContain(await problem.getAttribute("id"))
+    await passwordField.fill(password)
     await page.getByLabel("Confirm password").fill(password)
     await page.getByRole("button", { name: "Set password" }).click()
     await page.getByRole("textbox", { name: "Message" }).waitFor()
     expect(new URL(page.url()).pathname).toMatch(/^\/app\/chat\/[0-9a-f]{32}$/)
-    // The fake model as the operator (what a real owner picks in the model picker).
-    const patched = await api("/api/config", {
+    // On a desktop the sections are in the bar: no menu button.
+    expect(await page.getByRole("button", { name: "Menu" }).isVisible()).toBe(false)
+    // Only the OpenAI-compatible server is configured: the picker starts on its model, not OpenAI's.
+    await expect
+      .poll(() => page.locator(".model-button").textContent())
+      .toBe("OpenAI-compatible (any server) · fake-model")
+    expect(await page.locator(".notice").count()).toBe(0)
+  })
+
+  it("a model that is not configured is said before sending; chosen from the grouped, searchable picker, Retry answers in the same thread", async () => {
+    // As if the owner had chosen OpenAI without its key.
+    await api("/api/config", {
       method: "PATCH",
-      body: { models: { operator: { provider: "openai-compatible", model: "fake-model" } } },
+      body: { models: { operator: { provider: "openai", model: "gpt-4.1-mini" } } },
     })
-    expect(patched.status).toBe(200)
     await page.reload()
-    await page.getByRole("textbox", { name: "Message" }).waitFor()
+    const notice = page.locator(".notice")
+    await notice.waitFor()
+    expect(await notice.textContent()).toContain("OpenAI is not configured (set OPENAI_API_KEY)")
+    const chatUrl = page.url()
+    model.script({ text: "Now I can answer." })
+    await page.getByRole("textbox", { name: "Message" }).fill("First question")
+    await page.keyboard.press("Enter")
+    const failure = page.locator(".inline-error")
+    await failure.waitFor()
+    const failureText = (await failure.locator("span").textContent()) ?? ""
+    expect(failureText).toContain("set OPENAI_API_KEY")
+    expect(failureText).not.toMatch(/\b(409|500)\b/)
+    // The picker: configured providers first, grouped; the others say what to set; searchable.
+    await page.locator(".model-button").click()
+    const menu = page.getByRole("dialog", { name: "Choose a model" })
+    const groups = await menu.locator("section h3").allTextContents()
+    expect(groups[0]).toBe("OpenAI-compatible (any server)")
+    expect(groups).not.toContain("OpenAI")
+    await menu.getByText("Not configured", { exact: false }).click()
+    await menu.getByText("OPENAI_API_KEY", { exact: false }).waitFor()
+    await shot("model-picker")
+    await menu.getByLabel("Search models").fill("mini")
+    expect(await menu.getByRole("button").allTextContents()).toEqual(["fake-model-mini"])
+    await menu.getByLabel("Search models").fill("fake")
+    await menu.getByRole("button", { name: "fake-model", exact: true }).click()
+    await expect.poll(() => notice.count()).toBe(0)
+    await failure.getByRole("button", { name: "Retry" }).click()
+    await page.getByText("Now I can answer.").waitFor()
+    // Answered in the same thread: no branch, the list and the heading have its title.
+    expect(page.url()).toBe(chatUrl)
+    const threadId = decodeURIComponent(new URL(chatUrl).pathname.split("/").at(-1)!)
+    const detail = await api(`/api/threads/${threadId}`)
+    expect(detail.body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"])
+    expect(detail.body.forkInfo).toBeNull()
+    const threads = page.getByRole("complementary", { name: "Threads" })
+    await threads.getByRole("link", { name: "First question" }).waitFor()
+    expect(await threads.getByRole("link", { name: "New thread" }).count()).toBe(0)
+    await page.locator(".chat-head").getByRole("heading", { name: "First question" }).waitFor()
   })
 
   it("streams an answer as markdown, with a copyable code block", async () => {
+    await page.getByRole("button", { name: "New chat" }).click()
     model.script({ text: ["Hello ", "**world**", "\n\n```js\n", "console.log(1)\n", "```"], chunkDelayMs: 150 })
     await page.getByRole("textbox", { name: "Message" }).fill("Say hello")
     await page.keyboard.press("Enter")
@@ -181,6 +254,18 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await page.keyboard.press("Enter")
     await page.getByText("Kept it instead.").waitFor()
     const branch = page.url()
+    // Renamed from the list while the branch is on screen: the heading follows.
+    const threads = page.getByRole("complementary", { name: "Threads" })
+    const heading = page.locator(".chat-head h1")
+    await threads.getByRole("button", { name: "Rename Say hello" }).click()
+    await threads.getByLabel("Thread title").fill("Report talk")
+    await threads.getByRole("button", { name: "Save" }).click()
+    await expect.poll(() => heading.textContent()).toBe("Report talk")
+    await threads.getByRole("link", { name: "Report talk" }).waitFor()
+    await threads.getByRole("button", { name: "Rename Report talk" }).click()
+    await threads.getByLabel("Thread title").fill("Say hello")
+    await threads.getByRole("button", { name: "Save" }).click()
+    await expect.poll(() => heading.textContent()).toBe("Say hello")
     await page.getByRole("navigation", { name: "Branches" }).getByRole("link", { name: "the original" }).click()
     await page.getByText("Deleted the report.").waitFor()
     expect(page.url()).toBe(original)
@@ -279,6 +364,38 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     expect(await seriousViolations(page)).toEqual([])
     await page.getByRole("button", { name: "Open thread" }).click()
     await page.locator(".message.assistant", { hasText: "Your brief: all quiet." }).waitFor()
+  })
+
+  it("a created task is scrolled to, highlighted and confirmed; its next run reads like the preview; one web inbox", async () => {
+    await section("Chat").click()
+    await section("Schedule").click()
+    const editor = page.getByRole("form", { name: "New task" })
+    // The web inbox is listed once, in the task editor and in the heartbeat's.
+    const destination = editor.getByLabel("Destination")
+    const inboxOptions = (texts: ReadonlyArray<string>) => texts.filter((text) => /web inbox/i.test(text))
+    expect(inboxOptions(await destination.locator("option").allTextContents())).toEqual(["The web inbox"])
+    const heartbeatDestination = page.getByLabel("Heartbeat destination")
+    expect(inboxOptions(await heartbeatDestination.locator("option").allTextContents())).toEqual(["The web inbox"])
+    await editor.getByLabel("Name").fill("Daily digest")
+    await editor.getByLabel("Prompt").fill("Digest my day")
+    await editor.getByLabel("Cron expression").fill("30 7 * * *")
+    await editor.getByLabel("Time zone").fill("UTC")
+    const firstRun = await editor.getByRole("list", { name: "Next runs" }).getByRole("listitem").first().textContent()
+    await editor.getByRole("button", { name: "Create task" }).click()
+    const card = page.locator("li.card.just-created")
+    await card.getByText("Task created.").waitFor()
+    expect(await card.getByRole("heading").textContent()).toBe("Daily digest")
+    await expect
+      .poll(() =>
+        card.evaluate((element) => {
+          const box = element.getBoundingClientRect()
+          return box.top >= 0 && box.bottom <= window.innerHeight
+        }),
+      )
+      .toBe(true)
+    expect(await card.getByText("Next run", { exact: false }).textContent()).toBe(`Next run ${firstRun}`)
+    expect(await card.textContent()).toContain("the web inbox")
+    await shot("schedule-created")
   })
 
   it("edits a task in the same editor (a new cron, its next runs, stored), and the heartbeat's hours and checklist", async () => {
@@ -387,7 +504,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await section("Tools").click()
     const form = page.getByRole("form", { name: "Weather settings" })
     const card = page.locator("li.card", { has: form })
-    await card.getByRole("list", { name: "Environment" }).getByText("✗ missing (required)").waitFor()
+    await card.getByRole("list", { name: "Environment" }).getByText("missing (required)").waitFor()
     await card.getByRole("list", { name: "Alerts" }).getByText("Not loaded", { exact: false }).waitFor()
     await card.getByText("plugins.weather.apiToken: required").waitFor()
     const units = form.getByRole("combobox", { name: "Units" })
@@ -424,6 +541,21 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await expect.poll(async () => (await api("/api/config")).body.plugins.weather.days).toBe(3)
     expect(JSON.stringify((await api("/api/config")).body)).not.toContain("s3cret-token")
     expect(await seriousViolations(page)).toEqual([])
+  })
+
+  it("a plugin enabled in the UI shows it loaded (no reload), its tools and the names the model calls them", async () => {
+    const card = page.locator("li.card", { has: page.getByRole("heading", { name: "Greeter" }) })
+    await card.getByText("Disabled: its code does not run.").waitFor()
+    // The switch follows the server's answer (a controlled checkbox): clicked, not `check()`ed.
+    await card.getByRole("checkbox", { name: "Enabled" }).click()
+    await card.getByText("Loaded: 1 tool.").waitFor({ timeout: 20_000 })
+    const tool = card.getByRole("list", { name: "Tools" }).getByRole("listitem")
+    expect(await tool.textContent()).toBe("Say hello · the model calls it greeter_helloGreets someone by name")
+    await card.screenshot({ path: join(screenshots, "plugin-loaded.png") })
+    const listed = (await api("/api/plugins")).body.plugins.find((p: { id: string }) => p.id === "greeter")
+    expect(listed.provides.tools.toolIds).toEqual(["greeter:hello"])
+    await card.getByRole("checkbox", { name: "Enabled" }).click()
+    await card.getByText("Disabled: its code does not run.").waitFor()
   })
 
   it("inbox actions: mark read and unread, archive (and find it under Archived), delete", async () => {
@@ -470,6 +602,11 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await expect.poll(() => revokes.count()).toBe(before - 1)
     await page.locator(".sessions li", { hasText: "(this browser)" }).getByRole("button").click()
     await page.getByRole("button", { name: "Sign in" }).waitFor()
+    // A wrong password is said in words under the field (not "401 invalid_credentials").
+    await page.getByLabel("Password").fill("not-the-password")
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await expect.poll(() => page.getByRole("alert").textContent()).toBe("That password is not right.")
+    expect(await page.getByLabel("Password").getAttribute("aria-invalid")).toBe("true")
     await page.getByLabel("Password").fill(password)
     await page.getByRole("button", { name: "Sign in" }).click()
     await page.getByRole("heading", { name: "Settings" }).waitFor()
@@ -477,9 +614,23 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await page.getByRole("textbox", { name: "Message" }).waitFor()
   })
 
-  it("renames, searches and deletes threads in the list", async () => {
+  it("renames, searches and deletes threads in the list; the heading follows, and renames in place", async () => {
     const threads = page.getByRole("complementary", { name: "Threads" })
+    const heading = page.locator(".chat-head h1")
+    await threads.getByRole("link", { name: "Say hello" }).click()
+    await expect.poll(() => heading.textContent()).toBe("Say hello")
     await threads.getByRole("button", { name: "Rename Say hello" }).click()
+    await threads.getByLabel("Thread title").fill("Greetings")
+    await threads.getByRole("button", { name: "Save" }).click()
+    await threads.getByRole("link", { name: "Greetings" }).waitFor()
+    await expect.poll(() => heading.textContent()).toBe("Greetings")
+    // Renamed from the heading: the list follows.
+    await heading.getByRole("button").click()
+    await page.getByLabel("Chat title").fill("Hello world")
+    await page.getByRole("form", { name: "Rename this chat" }).getByRole("button", { name: "Save" }).click()
+    await threads.getByRole("link", { name: "Hello world" }).waitFor()
+    expect(await heading.textContent()).toBe("Hello world")
+    await threads.getByRole("button", { name: "Rename Hello world" }).click()
     await threads.getByLabel("Thread title").fill("Greetings")
     await threads.getByRole("button", { name: "Save" }).click()
     await threads.getByRole("link", { name: "Greetings" }).waitFor()
@@ -497,10 +648,19 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
   it("changes the password (the new one signs in), and signs out everywhere", async () => {
     const newPassword = "a-new-password-42"
     await section("Settings").click()
+    const form = page.getByRole("form", { name: "Change password" })
+    // The rule is said before it is broken; each problem under its field, in words.
+    await form.getByText("At least 8 characters.").waitFor()
+    await page.getByLabel("Current password").fill(password)
+    await page.getByLabel("New password").fill("short")
+    await page.getByRole("button", { name: "Change password" }).click()
+    await expect.poll(() => form.getByRole("alert").textContent()).toBe("Too short: at least 8 characters.")
+    expect(await page.getByLabel("New password").getAttribute("aria-invalid")).toBe("true")
     await page.getByLabel("Current password").fill("not-the-password")
     await page.getByLabel("New password").fill(newPassword)
     await page.getByRole("button", { name: "Change password" }).click()
-    await page.getByRole("form", { name: "Change password" }).getByRole("alert").waitFor()
+    await expect.poll(() => form.getByRole("alert").textContent()).toBe("That is not your current password.")
+    expect(await page.getByLabel("Current password").getAttribute("aria-invalid")).toBe("true")
     await page.getByLabel("Current password").fill(password)
     await page.getByLabel("New password").fill(newPassword)
     await page.getByRole("button", { name: "Change password" }).click()
@@ -518,8 +678,39 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await page.getByRole("textbox", { name: "Message" }).waitFor()
   })
 
-  it("fits a phone screen and has a dark theme", async () => {
-    await page.setViewportSize({ width: 390, height: 780 })
+  it("on a phone (390×844) every section is in the menu, nothing scrolls sideways, icons are SVG", async () => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    const nav = page.getByRole("navigation", { name: "Sections" })
+    // The bar does not overflow: no section hidden off screen to its right.
+    expect(await page.locator(".topbar").evaluate((bar) => bar.scrollWidth <= bar.clientWidth)).toBe(true)
+    expect(await nav.isVisible()).toBe(false)
+    const inViewport = (name: string) =>
+      nav.getByRole("link", { name }).evaluate((link) => {
+        const box = link.getBoundingClientRect()
+        return box.width > 0 && box.left >= 0 && box.right <= window.innerWidth && box.bottom <= window.innerHeight
+      })
+    await page.getByRole("button", { name: "Menu" }).click()
+    for (const name of ["Chat", "Inbox", "Schedule", "Memory", "Tools", "Settings"])
+      expect(await inViewport(name), name).toBe(true)
+    // On the chat, the thread list is in the menu too, below the sections.
+    await page.getByRole("complementary", { name: "Threads" }).getByRole("link").first().waitFor()
+    await shot("phone-menu")
+    await nav.getByRole("link", { name: "Settings" }).click()
+    await page.getByRole("heading", { name: "Settings" }).waitFor()
+    expect(await nav.isVisible()).toBe(false)
+    await page.getByRole("button", { name: "Menu" }).click()
+    expect(await inViewport("Tools")).toBe(true)
+    await nav.getByRole("link", { name: "Chat" }).click()
+    // Icons are inline SVG: no emoji glyph (an empty box without an emoji font) in any button.
+    const glyphs = await page
+      .locator("button")
+      .evaluateAll((buttons) =>
+        buttons
+          .map((button) => button.textContent ?? "")
+          .filter((text) => /[\u{1F300}-\u{1FAFF}\u2600-\u27BF\u2630]/u.test(text)),
+      )
+    expect(glyphs).toEqual([])
+    expect(await page.getByRole("button", { name: "Menu" }).locator("svg").count()).toBe(1)
     await page.getByRole("button", { name: "Switch to dark theme" }).click()
     await page.getByRole("button", { name: "Menu" }).click()
     // The newest thread, started in a new chat during this suite: opened again, it shows its messages.

@@ -133,6 +133,24 @@ describe("models.operator.provider is checked against the registry in use", () =
       const registry = yield* ModelRegistry.ModelRegistry
       const error = yield* Effect.flip(registry.languageModel(patched.models.operator))
       expect(error.message).toBe("unknown provider openai (known: bedrock)")
+    }).pipe(
+      Effect.provide(
+        AppConfig.layerMemory.pipe(Layer.provideMerge(ModelRegistry.layer({ env: {}, providers: [bedrock] }))),
+      ),
+    ),
+  )
+
+  it.scoped("a registry without the default provider, one of its own configured: that one is the default", () =>
+    Effect.gen(function* () {
+      const config = yield* AppConfig.AppConfig
+      expect((yield* config.get).models.operator).toEqual({ provider: "bedrock", model: "anthropic.claude-sonnet-4-5" })
+      // Settings of the operator other than its provider and model keep the default in use.
+      const patched = yield* config.patch({ models: { operator: { temperature: 0.4 } } })
+      expect(patched.models.operator).toEqual({
+        provider: "bedrock",
+        model: "anthropic.claude-sonnet-4-5",
+        temperature: 0.4,
+      })
     }).pipe(Effect.provide(AppConfig.layerMemory.pipe(Layer.provideMerge(onlyBedrock)))),
   )
 

@@ -186,3 +186,38 @@ describe("ModelRegistry", () => {
     )
   })
 })
+
+describe("ModelRegistry.defaultOperator", () => {
+  const catalogueDefault = { provider: "openai", model: "gpt-4.1-mini" }
+  const asked: Array<string> = []
+  const counting: typeof fetch = (input) => {
+    asked.push(String(input))
+    return Promise.reject(new TypeError("fetch failed"))
+  }
+  const defaultFor = (env: Record<string, string | undefined>) =>
+    ModelRegistry.make({ env, fetch: counting }).defaultOperator!(catalogueDefault)
+
+  it.effect("keeps the catalogue's default when its provider is configured, or when none is", () =>
+    Effect.gen(function* () {
+      expect(yield* defaultFor({ OPENAI_API_KEY: "sk-x", ANTHROPIC_API_KEY: "a" })).toBe(catalogueDefault)
+      expect(yield* defaultFor({})).toBe(catalogueDefault)
+      // A local server's default address nobody chose is not asked.
+      expect(asked).toEqual([])
+    }),
+  )
+
+  it.effect("is the first provider the host configured, with its first model", () =>
+    Effect.gen(function* () {
+      const anthropic = yield* defaultFor({ ANTHROPIC_API_KEY: "a", GROQ_API_KEY: "g" })
+      expect(anthropic.provider).toBe("anthropic")
+      expect(anthropic.model).not.toBe("")
+      expect(yield* defaultFor({ GROQ_API_KEY: "g" })).toEqual({ provider: "groq", model: "llama-3.3-70b-versatile" })
+    }),
+  )
+
+  it.effect("skips a configured server that lists no model (none to choose)", () =>
+    Effect.gen(function* () {
+      expect(yield* defaultFor({ OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:9/v1" })).toBe(catalogueDefault)
+    }),
+  )
+})

@@ -22,7 +22,7 @@ export const isStale = (output: string, sources: ReadonlyArray<string>): boolean
  * whole output is kept for a failure. Resolves with its exit status and that output.
  */
 export const runBuild = (
-  step: ReturnType<typeof progress>,
+  step: Pick<ReturnType<typeof progress>, "update">,
   script: string,
   args: ReadonlyArray<string>,
   options: { readonly cwd: string; readonly env?: NodeJS.ProcessEnv; readonly steps: RegExp },

@@ -6,7 +6,7 @@ import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
 import { Failure, progress } from "../Output.js"
 import { serverRoot, workspaceRoot } from "../Paths.js"
-import { buildConsoleWhenStale } from "./ConsoleBuild.js"
+import { buildConsoleInBackground } from "./ConsoleBuild.js"
 import { isStale, runBuild } from "./StaleBuild.js"
 
 /**
@@ -52,8 +52,9 @@ export const start: Command = {
   summary: "build the server and the web console when their sources changed, then run it",
   usage: `aide start
 
-Builds the server bundle and the web console when they are missing or older than their sources
-(with progress), then runs the server in this process; the console is at /app/. Settings are environment variables (docs/configuration.md): PORT, HOST,
+Builds the server bundle when it is missing or older than its sources (with progress), then runs
+the server in this process; the web console is at /app/, built in the background when stale
+(/app/ says "building…" until it is ready; the API answers meanwhile). Settings are environment variables (docs/configuration.md): PORT, HOST,
 AIDE_DATA_DIR (default ./.aide in the directory the command was run from), DATABASE_URL…
 Ctrl-C stops it (docs/operations.md, "Shutdown").`,
   run: async (argv) => {
@@ -61,7 +62,8 @@ Ctrl-C stops it (docs/operations.md, "Shutdown").`,
     const root = serverRoot()
     if (root === undefined) throw new Failure("the server package (packages/server) was not found beside the CLI")
     const bundle = await buildWhenStale(root)
-    await buildConsoleWhenStale()
+    // The console builds while the server starts: the API does not wait for it.
+    void buildConsoleInBackground()
     // Run from pnpm, the working directory is the package's: keep the data where the user ran the command.
     process.env.AIDE_DATA_DIR ??= join(process.env.INIT_CWD ?? process.cwd(), ".aide")
     await import(pathToFileURL(bundle).href)

@@ -141,11 +141,20 @@ export const make = (options: ChatOptions = {}) =>
       if (unaccepted !== undefined) return yield* new UnsupportedAttachment({ message: unacceptedMessage(unaccepted) })
       const threadId = input.threadId ?? (yield* ids.uuid)
       // A client id is a new message's: reusing one would overwrite history (ids are per thread).
+      // Except the thread's last message when it is that user message, unanswered (its answer
+      // failed): sending it again answers it again, in the same thread, without a copy.
+      let retry = false
       if (input.messageId !== undefined && input.threadId !== undefined) {
         const history = yield* threads
           .messages(threadId)
-          .pipe(Effect.catchTag("ThreadNotFound", () => Effect.succeed([] as ReadonlyArray<{ readonly id: string }>)))
-        if (history.some((message) => message.id === input.messageId)) {
+          .pipe(
+            Effect.catchTag("ThreadNotFound", () =>
+              Effect.succeed([] as ReadonlyArray<{ readonly id: string; readonly role: string }>),
+            ),
+          )
+        const last = history.at(-1)
+        retry = last?.id === input.messageId && last.role === "user"
+        if (!retry && history.some((message) => message.id === input.messageId)) {
           return yield* new InvalidChatRequest({ message: "messageId is already in the thread" })
         }
       }
@@ -157,6 +166,7 @@ export const make = (options: ChatOptions = {}) =>
         prepare: Effect.gen(function* () {
           const { created } = yield* threads.ensure(threadId)
           if (!created) yield* persistence.supersedePending(threadId)
+          if (retry) return yield* threads.messages(threadId)
           yield* threads.saveMessage(threadId, {
             id: input.messageId ?? (yield* ids.uuid),
             role: "user",

@@ -138,30 +138,58 @@ const load = Effect.fn("AppConfig.load")(function* (
       .setAside(text, stored.problems.join("; "))
       .pipe(Effect.catchAll((error) => Effect.logError("setting the rejected config aside failed", error)))
   }
-  return stored.resolved
+  return { text, resolved: stored.resolved }
 })
+
+/** Whether the owner chose the operator model (the stored document names its provider or model). */
+const choseOperator = (stored: unknown) => {
+  const operator = objectAt(stored, "models", "operator")
+  return operator !== undefined && (Object.hasOwn(operator, "provider") || Object.hasOwn(operator, "model"))
+}
 
 export const make = Effect.gen(function* () {
   const store = yield* ConfigStore.ConfigStore
-  const { providerIds } = yield* ModelRegistry
-  const current = yield* SubscriptionRef.make(yield* load(store, providerIds))
+  const registry = yield* ModelRegistry
+  const { providerIds } = registry
+  /**
+   * A document whose owner chose no operator model gets the registry's default for it: the
+   * catalogue's when its provider is configured, else a configured provider's (never one that
+   * cannot answer while another can). Resolved when the document is, never stored.
+   */
+  const withDefaultOperator = (stored: unknown, resolved: AppConfigDocument): Effect.Effect<AppConfigDocument> =>
+    registry.defaultOperator === undefined || choseOperator(stored)
+      ? Effect.succeed(resolved)
+      : Effect.map(registry.defaultOperator(resolved.models.operator), ({ provider, model }) =>
+          provider === resolved.models.operator.provider && model === resolved.models.operator.model
+            ? resolved
+            : {
+                ...resolved,
+                models: { ...resolved.models, operator: { ...resolved.models.operator, provider, model } },
+              },
+        )
+  const storedJson = (text: string) => Either.getOrUndefined(StoredConfig.parse(text))
+  const loaded = yield* load(store, providerIds)
+  const initial = yield* withDefaultOperator(storedJson(loaded.text), loaded.resolved)
+  const current = yield* SubscriptionRef.make(initial)
   // Store and publish in the same order, so `changes` ends on what the database holds.
   const writer = yield* Effect.makeSemaphore(1)
 
   const apply = <E>(bodyOf: (stored: string) => Effect.Effect<unknown, E>) =>
     Effect.gen(function* () {
-      let resolved: AppConfigDocument | undefined
+      let written: { readonly next: JsonObject; readonly resolved: AppConfigDocument } | undefined
       yield* store.update((text) =>
         bodyOf(text).pipe(
           Effect.flatMap((body) => merged(store, providerIds, text, body)),
           Effect.map((result) => {
-            resolved = result.resolved
+            written = result
             return JSON.stringify(result.next)
           }),
         ),
       )
-      yield* SubscriptionRef.set(current, resolved!)
-      return resolved!
+      // After the write (a model list may be asked for): never inside the store's transaction.
+      const resolved = yield* withDefaultOperator(written!.next, written!.resolved)
+      yield* SubscriptionRef.set(current, resolved)
+      return resolved
     })
 
   const modify = <E>(f: (current: AppConfigDocument) => Effect.Effect<JsonObject, E>) =>

@@ -45,6 +45,13 @@ export class ModelRegistry extends Context.Tag("@aide/kernel/ModelRegistry")<
       selection: ModelSelection,
     ) => Effect.Effect<ResolvedModel, ModelNotConfigured | UnknownProvider>
     /**
+     * The operator model of a config that names none, given the catalogue's default: that one
+     * when its provider is configured, else the first provider the host configured explicitly
+     * (its variables set) with its first suggested or served model; `selection` when there is none.
+     * Optional: a registry without it (a test's) keeps the catalogue's default.
+     */
+    readonly defaultOperator?: (selection: ModelSelection) => Effect.Effect<ModelSelection>
+    /**
      * An embedding model (semantic recall's `embedder`). Optional: a registry without it (an
      * embedder's own) leaves recall on full-text search.
      */
@@ -110,6 +117,25 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
   const providers = Effect.forEach(definitions, describe, { concurrency: "unbounded" }).pipe(
     Effect.withSpan("ModelRegistry.providers"),
   )
+
+  // Set by the owner, not merely defaulted: a local server's default address nobody chose is not.
+  const explicitlyConfigured = (definition: ProviderDefinition) =>
+    isConfigured(definition) &&
+    (definition.requiredEnv.length > 0 || definition.envVars.some((name) => read(name) !== undefined))
+
+  const defaultOperator = Effect.fn("ModelRegistry.defaultOperator")(function* (selection: ModelSelection) {
+    const wanted = byId.get(selection.provider)
+    // A default the registry does not have (a registry without `openai`) is no better than an unconfigured one.
+    if (wanted !== undefined && isConfigured(wanted)) return selection
+    for (const definition of definitions) {
+      if (!explicitlyConfigured(definition)) continue
+      // Only the providers the owner configured are asked for their models (at most one list each).
+      const provider = yield* describe(definition)
+      const model = provider.models[0]
+      if (provider.configured && model !== undefined) return { provider: provider.id, model }
+    }
+    return selection
+  })
 
   // Factories are created on first use: most hosts configure one provider, and its SDK is
   // imported only then (the SDKs are ~1 MB of code to parse at every start otherwise).
@@ -197,7 +223,7 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
     return factory(selection.model)
   })
 
-  return ModelRegistry.of({ providerIds, providers, languageModel, embeddingModel })
+  return ModelRegistry.of({ providerIds, providers, languageModel, defaultOperator, embeddingModel })
 }
 
 /**

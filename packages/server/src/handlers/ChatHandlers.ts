@@ -52,7 +52,9 @@ const subscriberLimit = (error: StreamHub.TooManySubscribers) =>
 const runErrors = {
   ChatBusy: () => new Conflict({ error: "A response is already streaming in this thread" }),
   InvalidChatRequest: (error: { readonly message: string }) => new BadRequest({ error: error.message }),
-  ChatModelError: (error: { readonly message: string }) => new InternalError({ error: error.message }),
+  // A model the host has not configured is its setup, not a provider failure: a 4xx saying what to set.
+  ChatModelError: (error: { readonly message: string; readonly notConfigured?: boolean | undefined }) =>
+    error.notConfigured === true ? new Conflict({ error: error.message }) : new InternalError({ error: error.message }),
   // Not SPEC's 500: a type the model cannot take is the client's to fix (docs/api-decisions.md).
   UnsupportedAttachment: (error: { readonly message: string }) => new UnsupportedMediaType({ error: error.message }),
 } as const

@@ -39,9 +39,15 @@ export const make = (options: RunModelOptions) =>
     /** The operator model as configured now: a run keeps the model it started with. */
     const resolve = Effect.gen(function* () {
       const config = yield* appConfig.get
-      const resolved = yield* models
-        .languageModel(config.models.operator)
-        .pipe(Effect.mapError((error) => new ChatModelError({ message: error.message })))
+      const resolved = yield* models.languageModel(config.models.operator).pipe(
+        Effect.mapError(
+          (error) =>
+            new ChatModelError({
+              message: `${error.message}, or choose a configured model (models.operator)`,
+              notConfigured: true,
+            }),
+        ),
+      )
       // Memory that cannot be read leaves this answer without it; it never fails the chat.
       const workingMemory = yield* memory.workingMemory.pipe(
         Effect.catchAll((error) =>

@@ -81,8 +81,9 @@ export const make = (
           E | ChatBusy | ChatModelError | UnsupportedAttachment | StorageError
         >()
         const run = Effect.gen(function* () {
-          const history = yield* spec.prepare
+          // The model first: one the host has not configured stores nothing (the client sends again).
           const resolved = yield* runModel.resolve
+          const history = yield* spec.prepare
           const startedAt = yield* Clock.currentTimeMillis
           const runId = yield* ids.uuid
           const assistantId = yield* ids.uuid
