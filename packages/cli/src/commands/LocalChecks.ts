@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
+import { green, red, yellow } from "../Output.js"
 import { latestMigration, openDatabase } from "../Sqlite.js"
 
 /** The checks of `aide doctor` made on this machine: the data directory, the database, the port. */
@@ -8,10 +9,24 @@ import { latestMigration, openDatabase } from "../Sqlite.js"
 export interface Check {
   readonly name: string
   readonly ok: boolean
+  /** The check did not run (not logged in, a server on another machine): not ok, yet not a failure. */
+  readonly skipped?: true
   readonly detail: string
   /** What to do about a failed check. */
   readonly fix?: string
 }
+
+/** A check that did not run, with what would run it: never shown as passed. */
+export const skipped = (name: string, detail: string, fix: string): Check => ({
+  name,
+  ok: false,
+  skipped: true,
+  detail,
+  fix,
+})
+
+/** ✓ passed, ✗ failed, – not run (a distinct mark, so a check that did not run never reads as passed). */
+export const markOf = (check: Check) => (check.ok ? green("✓") : check.skipped ? yellow("–") : red("✗"))
 
 const modeOf = (path: string) => statSync(path).mode & 0o777
 const octal = (mode: number) => mode.toString(8).padStart(3, "0")

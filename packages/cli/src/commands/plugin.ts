@@ -3,8 +3,9 @@ import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
+import * as Credentials from "../Credentials.js"
+import { dataDirFor } from "../LocalServers.js"
 import { bold, dim, Failure, green, print, printJson, progress, red, UsageError, yellow } from "../Output.js"
-import { dataDirOf } from "../Paths.js"
 import { connectLoggedIn } from "../Session.js"
 
 const readJson = (file: string): any => {
@@ -45,7 +46,7 @@ const add = async (argv: ReadonlyArray<string>) => {
   const { values, positionals } = parse(argv, {}, 2)
   const spec = positionals[1]
   if (spec === undefined) throw new UsageError("which package? aide plugin add <package>")
-  const prefix = join(dataDirOf(values["data-dir"]), "plugins")
+  const prefix = join(dataDirFor(values["data-dir"], Credentials.serverUrl(values.url)).dir, "plugins")
   mkdirSync(prefix, { recursive: true, mode: 0o700 })
   const before = dependenciesOf(prefix)
   const step = progress(`installing ${spec} into ${prefix}`)
