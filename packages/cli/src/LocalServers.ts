@@ -28,10 +28,17 @@ export const isLocal = (url: string) => {
 
 /** One key per local server: every loopback spelling of a port is the same server. */
 const keyOf = (url: string) => {
-  const parsed = new URL(url)
-  const port = parsed.port || (parsed.protocol === "https:" ? "443" : "80")
-  return `${parsed.protocol}//${isLocal(url) ? "127.0.0.1" : parsed.hostname}:${port}`
+  try {
+    const parsed = new URL(url)
+    const port = parsed.port || (parsed.protocol === "https:" ? "443" : "80")
+    return `${parsed.protocol}//${isLocal(url) ? "127.0.0.1" : parsed.hostname}:${port}`
+  } catch {
+    return url
+  }
 }
+
+/** The URL of a server listening on `host`:`port` (an IPv6 address in brackets). */
+export const urlOf = (host: string, port: number) => `http://${host.includes(":") ? `[${host}]` : host}:${port}`
 
 const read = (): ServersDocument => {
   try {

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
-import { recordStart } from "../LocalServers.js"
+import { recordStart, urlOf } from "../LocalServers.js"
 import { Failure, progress } from "../Output.js"
 import { serverRoot, workspaceRoot } from "../Paths.js"
 import { buildConsoleWhenStale } from "./ConsoleBuild.js"
@@ -69,7 +69,7 @@ Ctrl-C stops it (docs/operations.md, "Shutdown").`,
     const port = Number(process.env.PORT ?? 4111)
     if (port > 0) {
       try {
-        recordStart(`http://${process.env.HOST ?? "127.0.0.1"}:${port}`, process.env.AIDE_DATA_DIR)
+        recordStart(urlOf(process.env.HOST ?? "127.0.0.1", port), process.env.AIDE_DATA_DIR)
       } catch {
         // A config folder it cannot write only costs doctor and backup their default: never the start.
       }
