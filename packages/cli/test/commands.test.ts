@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Inbox } from "@aide/kernel"
@@ -240,6 +240,16 @@ describe("aide config, threads, inbox, chat (one message), doctor", () => {
       ).stdout,
     )
     expect(json.checks.find((check: any) => check.name === "server")).toMatchObject({ ok: false, skipped: true })
+  })
+
+  it("doctor says when the data directory checked is not the running server's", async () => {
+    const other = mkdtempSync(join(user.dir, "other-"))
+    writeFileSync(join(other, "aide.db"), "")
+    const result = await aide(["doctor", "--data-dir", other], { env: env() })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain(`✗ data directory in use: ${server.url} answers, but no server runs on ${other}`)
+    const right = await aide(["doctor", "--data-dir", server.dataDir, "--json"], { env: env() })
+    expect(JSON.parse(right.stdout).checks[0]).toMatchObject({ name: "data directory in use", ok: true })
   })
 
   it("doctor reports a missing data directory and a port taken by another program", async () => {

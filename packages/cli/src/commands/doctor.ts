@@ -4,7 +4,7 @@ import * as Credentials from "../Credentials.js"
 import { dataDirFor, isLocal } from "../LocalServers.js"
 import { bold, dim, print, printJson } from "../Output.js"
 import { connect } from "../Session.js"
-import { type Check, dataDirChecks, markOf, portCheck, skipped } from "./LocalChecks.js"
+import { type Check, dataDirChecks, markOf, ownerCheck, portCheck, skipped } from "./LocalChecks.js"
 
 /** The environment variables that configure a provider on their own (docs/configuration.md, "AI providers"). */
 const providerVariables = [
@@ -148,7 +148,9 @@ would run it). Exit 1 when any check fails; a check not run is not a failure.
     // The port checked is the logged-in server's, when it is on this machine.
     const host = process.env.HOST ?? (local ? new URL(server).hostname.replace(/^\[|\]$/g, "") : "127.0.0.1")
     const port = Number(values.port ?? process.env.PORT ?? (local ? new URL(server).port || 80 : 4111))
+    const owner = local && dataDir.local ? await ownerCheck(dataDir.dir, server) : undefined
     const checks = [
+      ...(owner === undefined ? [] : [owner]),
       ...(dataDir.local
         ? dataDirChecks(dataDir.dir)
         : [
