@@ -257,6 +257,28 @@ describe.skipIf(!hasTmux)("aide chat in a terminal", () => {
     }
   })
 
+  it("aide doctor on a terminal: a check that did not run is –, not ✓; threads show local times", async () => {
+    const nobody = { ...env, AIDE_CLI_CONFIG: `${user.dir}/nobody.json` }
+    const doctor = terminal("doctor", [process.execPath, bin, "doctor", "--url", server.url], nobody)
+    try {
+      const screen = await doctor.waitFor(/\[exit \d\]/)
+      expect(screen).toContain(`server ${server.url} (not logged in)`)
+      expect(screen).toMatch(/^– server: not logged in to /m)
+      expect(screen).toContain(`to check it: aide login --url ${server.url}`)
+      expect(screen).not.toContain("✓ server")
+    } finally {
+      doctor.close()
+    }
+    const threads = terminal("threads", [process.execPath, bin, "threads"], env)
+    try {
+      const screen = await threads.waitFor("[exit 0]")
+      expect(screen).toMatch(/ {2}(just now|\d+ min ago) /)
+      expect(screen).not.toMatch(/\d{4}-\d\d-\d\dT\d/)
+    } finally {
+      threads.close()
+    }
+  })
+
   it("Ctrl-C or Ctrl-D at the prompt leaves the chat with exit 0", async () => {
     for (const key of ["C-c", "C-d"]) {
       const term = terminal(`leave-${key}`, [process.execPath, bin, "chat"], env)
