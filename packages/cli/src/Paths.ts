@@ -14,9 +14,6 @@ export const serverRoot = () => {
   return existsSync(join(beside, "package.json")) ? beside : undefined
 }
 
-/** `--data-dir`, else `AIDE_DATA_DIR`, else `./.aide` (the server's own default), resolved. */
-export const dataDirOf = (option: string | undefined) => resolve(option ?? process.env.AIDE_DATA_DIR ?? ".aide")
-
 /** Where `aide login` keeps its token: `AIDE_CLI_CONFIG`, else `<config dir>/aide/cli.json`. */
 export const credentialsFile = () => {
   if (process.env.AIDE_CLI_CONFIG) return resolve(process.env.AIDE_CLI_CONFIG)

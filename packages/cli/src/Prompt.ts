@@ -64,3 +64,41 @@ export const ask = (question: string): Promise<string | undefined> =>
       resolve(answer)
     })
   })
+
+/**
+ * One key from the terminal, no Enter needed: resolves with the key (lower-cased) once it is one
+ * of `keys`; any other key asks again. Ctrl-C or Ctrl-D: `cancel`. Without a terminal (a pipe),
+ * reads lines instead, asking again on an unknown answer; the end of input is `cancel`.
+ */
+export const askKey = async (question: string, keys: ReadonlyArray<string>, cancel: string): Promise<string> => {
+  const input = process.stdin
+  if (input.isTTY !== true) {
+    for (;;) {
+      const line = await ask(question)
+      if (line === undefined) return cancel
+      const key = line.trim().toLowerCase().slice(0, 1)
+      if (keys.includes(key)) return key
+    }
+  }
+  process.stdout.write(question)
+  return new Promise((resolve) => {
+    input.setRawMode(true)
+    input.resume()
+    input.setEncoding("utf8")
+    const done = (key: string) => {
+      input.setRawMode(false)
+      input.pause()
+      input.removeListener("data", onData)
+      process.stdout.write(`${key}\n`)
+      resolve(key)
+    }
+    const onData = (chunk: string) => {
+      if (chunk.includes("\u0003") || chunk.includes("\u0004")) return done(cancel)
+      // One keypress is an answer; text typed ahead or pasted (several characters) is not.
+      const key = chunk.toLowerCase()
+      if ([...key].length === 1 && keys.includes(key)) return done(key)
+      process.stdout.write(`\n${question}`)
+    }
+    input.on("data", onData)
+  })
+}

@@ -176,11 +176,63 @@ describe.skipIf(!hasTmux)("aide chat in a terminal", () => {
       await term.waitFor("w3 ")
       term.key("C-c")
       await term.waitFor("[r]esume, [s]top it, or [q]uit?")
+      // One key, no Enter.
       term.type("r")
-      term.key("Enter")
       const done = await term.waitFor(/w39\s*\n.*you›/, 15_000)
       // Nothing was shown twice: the resumed stream skips what was on screen already.
       expect(done.match(/w1 /g)).toHaveLength(1)
+    } finally {
+      term.close()
+    }
+  })
+
+  it("r after the answer finished while the question was open prints the rest of it", async () => {
+    server.model.script({ text: Array.from({ length: 12 }, (_, index) => `f${index} `), chunkDelayMs: 100 })
+    const term = terminal("finished", [process.execPath, bin, "chat"], env)
+    try {
+      await term.waitFor("you›")
+      term.type("Count to twelve")
+      term.key("Enter")
+      await term.waitFor("f2 ")
+      term.key("C-c")
+      await term.waitFor("[r]esume, [s]top it, or [q]uit?")
+      // The run ends on the server while the question is open.
+      await eventually(
+        async () => {
+          const listed = await aide(["threads", "--json"], { env })
+          return JSON.parse(listed.stdout).activeStreamIds.length === 0 ? true : undefined
+        },
+        { timeoutMs: 15_000, intervalMs: 200 },
+      )
+      term.type("r")
+      const done = await term.waitFor(/f11\s*\n.*you›/)
+      // Every word once: the rest follows what was on screen, nothing is repeated.
+      for (let index = 0; index < 12; index++) expect(done.match(new RegExp(`f${index} `, "g"))).toHaveLength(1)
+    } finally {
+      term.close()
+    }
+  })
+
+  it("the question takes one key; anything else asks again and never leaves the run going", async () => {
+    server.model.script({ text: Array.from({ length: 80 }, (_, index) => `k${index} `), chunkDelayMs: 100 })
+    const term = terminal("keys", [process.execPath, bin, "chat"], env)
+    try {
+      await term.waitFor("you›")
+      term.type("Count a lot")
+      term.key("Enter")
+      await term.waitFor("k2 ")
+      term.key("C-c")
+      await term.waitFor("[r]esume, [s]top it, or [q]uit?")
+      term.type("x")
+      await term.waitFor(/(\[q\]uit\?[\s\S]*){2}/)
+      // Text typed as a message (several characters at once) is not an answer either.
+      term.type("s please")
+      await term.waitFor(/(\[q\]uit\?[\s\S]*){3}/)
+      expect(term.screen()).not.toContain("left running")
+      term.type("s")
+      await term.waitFor(/stopped\s*\n.*you›/)
+      const listed = await aide(["threads", "--json"], { env })
+      expect(JSON.parse(listed.stdout).activeStreamIds).toEqual([])
     } finally {
       term.close()
     }
@@ -197,12 +249,33 @@ describe.skipIf(!hasTmux)("aide chat in a terminal", () => {
       term.key("C-c")
       await term.waitFor("[r]esume")
       term.type("s")
-      term.key("Enter")
       await term.waitFor(/stopped\s*\n.*you›/)
       const listed = await aide(["threads", "--json"], { env })
       expect(JSON.parse(listed.stdout).activeStreamIds).toEqual([])
     } finally {
       term.close()
+    }
+  })
+
+  it("aide doctor on a terminal: a check that did not run is –, not ✓; threads show local times", async () => {
+    const nobody = { ...env, AIDE_CLI_CONFIG: `${user.dir}/nobody.json` }
+    const doctor = terminal("doctor", [process.execPath, bin, "doctor", "--url", server.url], nobody)
+    try {
+      const screen = await doctor.waitFor(/\[exit \d\]/)
+      expect(screen).toContain(`server ${server.url} (not logged in)`)
+      expect(screen).toMatch(/^– server: not logged in to /m)
+      expect(screen).toContain(`to check it: aide login --url ${server.url}`)
+      expect(screen).not.toContain("✓ server")
+    } finally {
+      doctor.close()
+    }
+    const threads = terminal("threads", [process.execPath, bin, "threads"], env)
+    try {
+      const screen = await threads.waitFor("[exit 0]")
+      expect(screen).toMatch(/ {2}(just now|\d+ min ago) /)
+      expect(screen).not.toMatch(/\d{4}-\d\d-\d\dT\d/)
+    } finally {
+      threads.close()
     }
   })
 
@@ -232,7 +305,6 @@ describe.skipIf(!hasTmux)("aide chat in a terminal", () => {
       first.key("C-c")
       await first.waitFor("[r]esume")
       first.type("q")
-      first.key("Enter")
       const left = await first.waitFor(/continue with: aide chat --thread (\S+)/)
       threadId = /continue with: aide chat --thread (\S+)/.exec(left)![1]!
     } finally {

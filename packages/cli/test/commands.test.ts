@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Inbox } from "@aide/kernel"
@@ -158,6 +158,30 @@ describe("aide config, threads, inbox, chat (one message), doctor", () => {
     expect(text.stdout).toContain(JSON.parse(listed.stdout).threads[0].id)
   })
 
+  it("threads shows local times, and a family by its latest branch with that branch's title", async () => {
+    server.model.script({ text: "Forked answer." })
+    expect((await aide(["chat", "Something to fork"], { env: env() })).code).toBe(0)
+    const token = JSON.parse(readFileSync(user.credentials, "utf8")).servers[server.url].token
+    const [root] = JSON.parse((await aide(["threads", "--json"], { env: env() })).stdout).threads
+    const detail = await request(`${server.url}/api/threads/${root.id}`, { token })
+    const fork = await request(`${server.url}/api/threads/${root.id}/fork`, {
+      token,
+      body: { messageId: detail.body.messages[1].id },
+    })
+    expect(fork.status).toBe(200)
+    const branch = fork.body.thread.id
+    // The original untitled, the branch (the latest of the family) titled: the issue's case.
+    await request(`${server.url}/api/threads/${root.id}`, { method: "PATCH", token, body: { title: null } })
+    await request(`${server.url}/api/threads/${branch}`, { method: "PATCH", token, body: { title: "Branch title" } })
+    const listed = await aide(["threads"], { env: env() })
+    expect(listed.code).toBe(0)
+    const line = listed.stdout.split("\n").find((candidate) => candidate.includes(root.id))
+    expect(line).toBeDefined()
+    expect(line).toMatch(new RegExp(`^${branch}  just now\\s+Branch title \\(branch of ${root.id}\\)$`))
+    expect(listed.stdout).not.toContain("(untitled)")
+    expect(listed.stdout).not.toMatch(/\d{4}-\d\d-\d\dT/)
+  })
+
   it("inbox lists the messages; --unread leaves out the read ones", async () => {
     const [first] = await server.run(
       Effect.flatMap(Inbox.Inbox, (box) =>
@@ -198,6 +222,34 @@ describe("aide config, threads, inbox, chat (one message), doctor", () => {
     } finally {
       chmodSync(server.dataDir, 0o700)
     }
+  })
+
+  it("doctor marks checks it did not run with –, never ✓: not logged in, the server is not checked", async () => {
+    const result = await aide(["doctor", "--data-dir", server.dataDir, "--url", server.url, "--port", "1"], {
+      env: { AIDE_CLI_CONFIG: join(user.dir, "nobody.json") },
+    })
+    expect(result.stdout).toContain(`server ${server.url} (not logged in)`)
+    expect(result.stdout).toContain(`data directory ${server.dataDir} (--data-dir)`)
+    expect(result.stdout).toMatch(/^– server: not logged in to .*\n {2}to check it: aide login --url /m)
+    expect(result.stdout).not.toMatch(/✓ server/)
+    const json = JSON.parse(
+      (
+        await aide(["doctor", "--data-dir", server.dataDir, "--url", server.url, "--json"], {
+          env: { AIDE_CLI_CONFIG: join(user.dir, "nobody.json") },
+        })
+      ).stdout,
+    )
+    expect(json.checks.find((check: any) => check.name === "server")).toMatchObject({ ok: false, skipped: true })
+  })
+
+  it("doctor says when the data directory checked is not the running server's", async () => {
+    const other = mkdtempSync(join(user.dir, "other-"))
+    writeFileSync(join(other, "aide.db"), "")
+    const result = await aide(["doctor", "--data-dir", other], { env: env() })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain(`✗ data directory in use: ${server.url} answers, but no server runs on ${other}`)
+    const right = await aide(["doctor", "--data-dir", server.dataDir, "--json"], { env: env() })
+    expect(JSON.parse(right.stdout).checks[0]).toMatchObject({ name: "data directory in use", ok: true })
   })
 
   it("doctor reports a missing data directory and a port taken by another program", async () => {

@@ -1,10 +1,23 @@
-import { spawn } from "node:child_process"
-import { readFileSync, statSync } from "node:fs"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs"
+import { createServer } from "node:net"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { eventually } from "../../server/test/support/chat.js"
+import { password } from "../../server/test/support/server.js"
 import { latestMigration } from "../src/Sqlite.js"
-import { bin, cliEnv, home, root } from "./support/cli.js"
+import { aide, bin, cliEnv, home, root } from "./support/cli.js"
+
+const hasTmux = spawnSync("tmux", ["-V"]).status === 0
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
 
 describe("aide start", () => {
   it("runs the server (built first when stale) until Ctrl-C, then exits 0", async () => {
@@ -44,6 +57,70 @@ describe("aide start", () => {
     const scripts = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts
     expect(scripts.start).toBe("exec node packages/cli/bin/aide.mjs start")
   })
+})
+
+describe.skipIf(!hasTmux)("npx -y pnpm@10.20.0 start, in a terminal, as the README runs it", () => {
+  it("doctor and backup find its data directory through the login; Ctrl-C ends it and npx exits 0", async () => {
+    const user = home()
+    const socket = `aide-start-test-${process.pid}`
+    const tmux = (args: ReadonlyArray<string>) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" })
+    try {
+      const port = await freePort()
+      const url = `http://127.0.0.1:${port}`
+      const dataDir = join(user.dir, "data")
+      const elsewhere = join(user.dir, "elsewhere")
+      mkdirSync(elsewhere)
+      const env = { AIDE_CLI_CONFIG: user.credentials }
+      const settings = { ...env, PORT: String(port), HOST: "127.0.0.1", AIDE_DATA_DIR: dataDir, PATH: process.env.PATH }
+      const exports = Object.entries(settings)
+        .map(([key, value]) => `${key}='${value}'`)
+        .join(" ")
+      // A pane that stays after its command ends, to read how it ended.
+      tmux(["new-session", "-d", "-s", "keeper", "-x", "120", "-y", "40", "sleep 3600"])
+      tmux(["set-option", "-g", "remain-on-exit", "on"])
+      tmux(["new-window", "-d", "-t", "keeper:5", `cd '${root}' && exec env ${exports} npx -y pnpm@10.20.0 start`])
+      const screen = () => tmux(["capture-pane", "-p", "-J", "-S", "-200", "-t", "keeper:5"])
+      await eventually(() => (screen().includes(url) ? true : undefined), { timeoutMs: 150_000, intervalMs: 250 })
+
+      // Logged in to it from another folder: doctor and backup use its data, not ./.aide there.
+      expect(
+        (await aide(["setup", "--url", url, "--password-stdin"], { env, input: password, cwd: elsewhere })).code,
+      ).toBe(0)
+      const doctor = JSON.parse((await aide(["doctor", "--json"], { env, cwd: elsewhere })).stdout)
+      expect(doctor.server).toBe(url)
+      expect(doctor.dataDir).toEqual({ path: dataDir, source: `recorded by aide start for ${url}` })
+      expect(doctor.checks.find((check: any) => check.name === "database")).toMatchObject({ ok: true })
+      expect(doctor.checks.find((check: any) => check.name === "port")).toMatchObject({ ok: true })
+      const backup = await aide(["backup", "copy.db", "--json"], { env, cwd: elsewhere })
+      expect(backup.code).toBe(0)
+      expect(JSON.parse(backup.stdout)).toMatchObject({ dataDir, migration: latestMigration })
+      expect(existsSync(join(elsewhere, "copy.db"))).toBe(true)
+      expect(existsSync(join(elsewhere, ".aide"))).toBe(false)
+
+      tmux(["send-keys", "-t", "keeper:5", "C-c"])
+      const ended = await eventually(
+        () => {
+          const [dead, status, signal] = tmux([
+            "display",
+            "-p",
+            "-t",
+            "keeper:5",
+            "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}",
+          ])
+            .trim()
+            .split("|")
+          return dead === "1" ? { status, signal } : undefined
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      )
+      expect(screen()).toContain("shutting down")
+      // Dead by its own exit (status 0), not by a signal (status empty, signal 2: npx re-raising SIGINT).
+      expect(ended).toEqual({ status: "0", signal: "" })
+    } finally {
+      spawnSync("tmux", ["-L", socket, "kill-server"])
+      user.remove()
+    }
+  }, 240_000)
 })
 
 describe("the CLI's view of the database", () => {

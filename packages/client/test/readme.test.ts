@@ -1,9 +1,19 @@
-import { readFileSync } from "node:fs"
+/**
+ * The client example of the README, the package README and docs/client.md, run as a user runs
+ * it: saved as `example.mjs` in a project outside the clone whose `node_modules/@aide/client` is
+ * a link to packages/client (what `npm install /path/to/aide/packages/client` makes), and run
+ * with `node`, against a real server. It imports the built `dist/` the clone's install leaves.
+ */
+import { execFile } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import * as AideClient from "@aide/client"
+import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ChatTestServer, password, startWithClient } from "./support.js"
 
+const clientRoot = fileURLToPath(new URL("..", import.meta.url))
 const read = (path: string) => readFileSync(fileURLToPath(new URL(path, import.meta.url)), "utf8")
 
 /** The first ```ts block that starts with the client's import. */
@@ -14,31 +24,42 @@ const exampleOf = (markdown: string) => {
 }
 
 let server: ChatTestServer
+let project: string
 beforeAll(async () => {
   ;({ server } = await startWithClient())
+  project = mkdtempSync(join(tmpdir(), "aide-client-user-"))
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "my-app", private: true, type: "module" }))
+  mkdirSync(join(project, "node_modules", "@aide"), { recursive: true })
+  symlinkSync(clientRoot, join(project, "node_modules", "@aide", "client"), "dir")
 })
-afterAll(() => server.close())
+afterAll(async () => {
+  await server.close()
+  rmSync(project, { recursive: true, force: true })
+})
 
 describe("the README example", () => {
-  it("is the same in the root README and the package README", () => {
-    expect(exampleOf(read("../../../README.md"))).toBe(exampleOf(read("../README.md")))
+  it("is the same in the root README, the package README and docs/client.md", () => {
+    const example = exampleOf(read("../README.md"))
+    expect(exampleOf(read("../../../README.md"))).toBe(example)
+    const clientDoc = read("../../../docs/client.md")
+    expect(exampleOf(clientDoc.slice(clientDoc.indexOf("## Use it from another project")))).toBe(example)
   })
 
-  it("runs as written against a real server", async () => {
+  it("the clone's install leaves the client importable: dist/ is built by its prepare script", () => {
+    const manifest = JSON.parse(read("../package.json"))
+    expect(manifest.scripts.prepare).toMatch(/^tsup\b/)
+    expect(manifest.exports["."].import).toBe("./dist/index.js")
+    expect(existsSync(join(clientRoot, "dist", "index.js"))).toBe(true)
+  })
+
+  it("runs as written, with node, from another project", async () => {
     server.model.script({ text: "It is noon." })
-    const body = exampleOf(read("../README.md"))
-      .replace(/^import .*\n/, "")
-      .replace("http://127.0.0.1:4111", server.url)
-    const output: Array<string> = []
-    const fakeProcess = { stdout: { write: (text: string) => output.push(text) } }
-    const fakeConsole = { log: (text: string) => output.push(text) }
-    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor
-    await new AsyncFunction("createAideClient", "password", "process", "console", body)(
-      AideClient.createAideClient,
-      password,
-      fakeProcess,
-      fakeConsole,
-    )
-    expect(output.join("")).toMatch(/^It is noon\.\n2 messages in [\w-]+$/)
+    writeFileSync(join(project, "example.mjs"), exampleOf(read("../README.md")))
+    const { stdout } = await promisify(execFile)(process.execPath, ["example.mjs"], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? "", AIDE_URL: server.url, AIDE_PASSWORD: password },
+      timeout: 30_000,
+    })
+    expect(stdout).toMatch(/^It is noon\.\n2 messages in [\w-]+\n$/)
   })
 })

@@ -1,17 +1,32 @@
 import { existsSync, statSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
-import { latestMigration, openDatabase } from "../Sqlite.js"
+import { green, red, yellow } from "../Output.js"
+import { latestMigration, openDatabase, tryLock } from "../Sqlite.js"
 
 /** The checks of `aide doctor` made on this machine: the data directory, the database, the port. */
 
 export interface Check {
   readonly name: string
   readonly ok: boolean
+  /** The check did not run (not logged in, a server on another machine): not ok, yet not a failure. */
+  readonly skipped?: true
   readonly detail: string
   /** What to do about a failed check. */
   readonly fix?: string
 }
+
+/** A check that did not run, with what would run it: never shown as passed. */
+export const skipped = (name: string, detail: string, fix: string): Check => ({
+  name,
+  ok: false,
+  skipped: true,
+  detail,
+  fix,
+})
+
+/** ✓ passed, ✗ failed, – not run (a distinct mark, so a check that did not run never reads as passed). */
+export const markOf = (check: Check) => (check.ok ? green("✓") : check.skipped ? yellow("–") : red("✗"))
 
 const modeOf = (path: string) => statSync(path).mode & 0o777
 const octal = (mode: number) => mode.toString(8).padStart(3, "0")
@@ -109,4 +124,31 @@ export const portCheck = async (host: string, port: number): Promise<Check> => {
         detail: `${host}:${port} is taken by another program`,
         fix: `stop it, or start Aide on another port (PORT=4112 aide start)`,
       }
+}
+
+/**
+ * Whether the data directory checked is the running server's: when the server at `url` (on this
+ * machine) answers yet nobody holds the directory's lock, that server keeps its data elsewhere
+ * and the other checks looked at the wrong folder. Undefined when it cannot be told.
+ */
+export const ownerCheck = async (dataDir: string, url: string): Promise<Check | undefined> => {
+  const database = join(dataDir, "aide.db")
+  if (process.env.DATABASE_URL || !existsSync(database)) return undefined
+  const answers = await fetch(`${url}/`, { signal: AbortSignal.timeout(2_000) })
+    .then(async (response) => ((await response.json()) as { name?: string }).name === "aide")
+    .catch(() => false)
+  if (!answers) return undefined
+  try {
+    const lock = tryLock(database)
+    if (!lock.held) return { name: "data directory in use", ok: true, detail: `a server runs on ${dataDir}` }
+    lock.release()
+  } catch {
+    return undefined
+  }
+  return {
+    name: "data directory in use",
+    ok: false,
+    detail: `${url} answers, but no server runs on ${dataDir}: that server keeps its data elsewhere`,
+    fix: "pass --data-dir with the AIDE_DATA_DIR it was started with (aide start records it by itself)",
+  }
 }

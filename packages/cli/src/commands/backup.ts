@@ -2,8 +2,9 @@ import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } fro
 import { join, resolve } from "node:path"
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
+import * as Credentials from "../Credentials.js"
+import { dataDirFor } from "../LocalServers.js"
 import { Failure, print, printJson, progress, UsageError } from "../Output.js"
-import { dataDirOf } from "../Paths.js"
 import { latestMigration, openDatabase, tryLock } from "../Sqlite.js"
 
 const postgresHelp = (verb: "backup" | "restore", file: string) =>
@@ -24,14 +25,15 @@ const databaseOf = (dataDir: string) => join(dataDir, "aide.db")
 export const backup: Command = {
   name: "backup",
   summary: "copy the SQLite database to a file, while the server runs",
-  usage: `aide backup <file> [--data-dir <dir>] [--json]
+  usage: `aide backup <file> [--data-dir <dir>] [--url <url>] [--json]
 
 Copies <dataDir>/aide.db into <file> with SQLite's online backup: safe while the server runs
 (writes made meanwhile are included or the copy restarts). The file is created 0600. With
 DATABASE_URL set (PostgreSQL) it prints the pg_dump command to run instead.
 
-  --data-dir <dir>   the data directory (default: AIDE_DATA_DIR, else ./.aide)
-  --json             print { file, bytes, pages, migration } when done`,
+  --data-dir <dir>   the data directory (default: AIDE_DATA_DIR, else the one \`aide start\`
+                     recorded for the server \`aide login\` chose or --url names, else ./.aide)
+  --json             print { file, bytes, pages, migration, dataDir } when done`,
   run: async (argv) => {
     const { values, positionals } = parse(argv, {}, 1)
     const file = positionals[0]
@@ -40,12 +42,21 @@ DATABASE_URL set (PostgreSQL) it prints the pg_dump command to run instead.
       print(postgresHelp("backup", file))
       return 0
     }
-    const database = databaseOf(dataDirOf(values["data-dir"]))
-    if (!existsSync(database)) throw new Failure(`no database at ${database} (is --data-dir / AIDE_DATA_DIR right?)`)
+    const server = Credentials.serverUrl(values.url)
+    const dataDir = dataDirFor(values["data-dir"], server)
+    if (!dataDir.local)
+      throw new Failure(
+        `${server} is on another machine: run aide backup there, or pass --data-dir for a data directory on this one`,
+      )
+    const database = databaseOf(dataDir.dir)
+    if (!existsSync(database))
+      throw new Failure(
+        `no database at ${database} (${dataDir.source}): pass --data-dir with the server's AIDE_DATA_DIR`,
+      )
     const target = resolve(file)
     // Written aside and renamed into place: an interrupted backup never leaves a half file under the name.
     const partial = `${target}.partial`
-    const step = progress(`backing up ${database}`)
+    const step = progress(`backing up ${database} (${dataDir.source})`)
     const source = openDatabase(database, { readonly: true, fileMustExist: true, timeout: 5_000 })
     try {
       let pages = 0
@@ -62,7 +73,7 @@ DATABASE_URL set (PostgreSQL) it prints the pg_dump command to run instead.
       const migration = (copy.prepare("SELECT max(migration_id) AS id FROM aide_migrations").get() as { id: number }).id
       copy.close()
       step.done(`backed up to ${target}`)
-      if (values.json) printJson({ file: target, bytes: statSync(target).size, pages, migration })
+      if (values.json) printJson({ file: target, bytes: statSync(target).size, pages, migration, dataDir: dataDir.dir })
       return 0
     } catch (error) {
       step.fail()
@@ -83,7 +94,7 @@ Replaces <dataDir>/aide.db with <file>, a backup made by \`aide backup\`. Refuse
 runs on the data directory (exit 1): stop it first. The database it replaces is kept as
 aide.db.before-restore. With DATABASE_URL set (PostgreSQL) it prints the pg_restore command.
 
-  --data-dir <dir>   the data directory (default: AIDE_DATA_DIR, else ./.aide)`,
+  --data-dir <dir>   the data directory (default: as for aide backup)`,
   run: async (argv) => {
     const { values, positionals } = parse(argv, {}, 1)
     const file = positionals[0]
@@ -106,8 +117,9 @@ aide.db.before-restore. With DATABASE_URL set (PostgreSQL) it prints the pg_rest
       throw new Failure(
         `${source} comes from a newer Aide (migration ${migration} > ${latestMigration}): upgrade first`,
       )
-    const dataDir = dataDirOf(values["data-dir"])
-    if (!existsSync(dataDir)) throw new Failure(`no data directory at ${dataDir}`)
+    const chosen = dataDirFor(values["data-dir"], Credentials.serverUrl(values.url))
+    const dataDir = chosen.dir
+    if (!existsSync(dataDir)) throw new Failure(`no data directory at ${dataDir} (${chosen.source})`)
     const database = databaseOf(dataDir)
     const lock = tryLock(database)
     if (!lock.held)

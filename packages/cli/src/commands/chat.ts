@@ -2,7 +2,7 @@ import type { AideClient } from "@aide/client"
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
 import { bold, cyan, dim, Failure, green, print, red, UsageError, yellow } from "../Output.js"
-import { ask } from "../Prompt.js"
+import { ask, askKey } from "../Prompt.js"
 import { connectLoggedIn } from "../Session.js"
 
 type ChatStream = Awaited<ReturnType<AideClient["chat"]["send"]>>
@@ -25,10 +25,21 @@ type Outcome =
   | { readonly _tag: "Finished"; readonly pending: ReadonlyArray<Pending> }
   | { readonly _tag: "Interrupted"; readonly seen: number }
 
+/** What of one answer is on screen: its text so far, the tool calls and results shown. */
+interface Shown {
+  text: string
+  readonly calls: Set<string>
+  readonly results: Set<string>
+}
+
+const nothingShown = (): Shown => ({ text: "", calls: new Set(), results: new Set() })
+
 /** Writes a stream's chunks as they come: text, tool calls and results, errors. */
 class Renderer {
   private midLine = false
   private readonly tools = new Map<string, { name: string; input: unknown }>()
+
+  constructor(private readonly shown: Shown = nothingShown()) {}
 
   private line(text: string) {
     if (this.midLine) process.stdout.write("\n")
@@ -39,13 +50,11 @@ class Renderer {
   render(chunk: any, runId: string, pending: Array<Pending>) {
     switch (chunk.type) {
       case "text-delta":
-        if (!this.midLine) process.stdout.write(cyan("aide› "))
-        process.stdout.write(chunk.delta)
-        this.midLine = !chunk.delta.endsWith("\n")
+        this.text(chunk.delta)
         break
       case "tool-input-available":
         this.tools.set(chunk.toolCallId, { name: chunk.toolName, input: chunk.input })
-        this.line(`${yellow("⚙")} ${bold(chunk.toolName)} ${dim(short(chunk.input))}`)
+        this.call(chunk.toolCallId, chunk.toolName, chunk.input)
         break
       case "tool-approval-request": {
         const tool = this.tools.get(chunk.toolCallId)
@@ -58,7 +67,7 @@ class Renderer {
         break
       }
       case "tool-output-available":
-        this.line(`  ${green("↳")} ${dim(short(chunk.output))}`)
+        this.result(chunk.toolCallId, chunk.output)
         break
       case "tool-output-error":
         this.line(`  ${red("↳ failed:")} ${chunk.errorText}`)
@@ -79,6 +88,47 @@ class Renderer {
     }
   }
 
+  text(delta: string) {
+    if (delta === "") return
+    if (!this.midLine) process.stdout.write(cyan("aide› "))
+    process.stdout.write(delta)
+    this.shown.text += delta
+    this.midLine = !delta.endsWith("\n")
+  }
+
+  call(toolCallId: string, toolName: string, input: unknown) {
+    this.shown.calls.add(toolCallId)
+    this.line(`${yellow("⚙")} ${bold(toolName)} ${dim(short(input))}`)
+  }
+
+  result(toolCallId: string, output: unknown) {
+    this.shown.results.add(toolCallId)
+    this.line(`  ${green("↳")} ${dim(short(output))}`)
+  }
+
+  /**
+   * The part of a finished answer not on screen yet, from the stored message: the answer ended
+   * while the resume/stop/quit prompt was open, so no stream is left to resume.
+   */
+  rest(parts: ReadonlyArray<any>) {
+    let text = ""
+    for (const part of parts) {
+      if (part.type === "text" && typeof part.text === "string") {
+        text += part.text
+        continue
+      }
+      const tool = part.type === "dynamic-tool" || (typeof part.type === "string" && part.type.startsWith("tool-"))
+      if (!tool || typeof part.toolCallId !== "string") continue
+      if (!this.shown.calls.has(part.toolCallId))
+        this.call(part.toolCallId, part.toolName ?? part.type.slice("tool-".length), part.input)
+      if (part.state === "output-available" && !this.shown.results.has(part.toolCallId))
+        this.result(part.toolCallId, part.output)
+    }
+    // The text shown is a prefix of the stored text: print what follows it.
+    this.text(text.startsWith(this.shown.text) ? text.slice(this.shown.text.length) : "")
+    this.end()
+  }
+
   end() {
     if (this.midLine) process.stdout.write("\n")
     this.midLine = false
@@ -89,11 +139,15 @@ class Renderer {
  * Follows one stream until it ends or Ctrl-C. The first `skip` chunks were shown already (a
  * resume replays the run from its start).
  */
-const follow = async (open: (signal: AbortSignal) => Promise<ChatStream | null>, skip = 0): Promise<Outcome> => {
+const follow = async (
+  open: (signal: AbortSignal) => Promise<ChatStream | null>,
+  shown: Shown,
+  skip = 0,
+): Promise<Outcome> => {
   const controller = new AbortController()
   const onSigint = () => controller.abort()
   process.once("SIGINT", onSigint)
-  const renderer = new Renderer()
+  const renderer = new Renderer(shown)
   const pending: Array<Pending> = []
   let seen = 0
   try {
@@ -117,6 +171,13 @@ const follow = async (open: (signal: AbortSignal) => Promise<ChatStream | null>,
   }
 }
 
+/** The parts of the thread's last message when it is the assistant's (none otherwise). */
+const lastAnswer = async (client: AideClient, thread: string): Promise<ReadonlyArray<any>> => {
+  const detail = (await client.threads.get(thread)) as { messages: ReadonlyArray<{ role: string; parts: Array<any> }> }
+  const last = detail.messages.at(-1)
+  return last?.role === "assistant" ? last.parts : []
+}
+
 /** Runs a turn to its end: approvals asked y/n, Ctrl-C offering to resume or stop. False: leave the chat. */
 const converse = async (
   client: AideClient,
@@ -126,23 +187,29 @@ const converse = async (
 ): Promise<boolean> => {
   let next: ((signal: AbortSignal) => Promise<ChatStream | null>) | undefined = open
   let skip = 0
+  let shown = nothingShown()
   while (next !== undefined) {
-    const outcome = await follow(next, skip)
+    const outcome = await follow(next, shown, skip)
     const thread = threadOf()
     next = undefined
     skip = 0
     if (outcome._tag === "Interrupted") {
-      const answer = (
-        await ask(`${yellow("interrupted:")} the answer is still being written. [r]esume, [s]top it, or [q]uit? `)
+      const answer = await askKey(
+        `${yellow("interrupted:")} the answer is still being written. [r]esume, [s]top it, or [q]uit? `,
+        ["r", "s", "q"],
+        "q",
       )
-        ?.trim()
-        .toLowerCase()
-      if (answer === "r" || answer === "resume" || answer === "") {
+      if (answer === "r") {
         skip = outcome.seen
-        next = (signal) => client.chat.resume(thread, { signal })
+        next = async (signal) => {
+          const stream = await client.chat.resume(thread, { signal })
+          // Finished while the question was open: the rest is in the stored thread.
+          if (stream === null) new Renderer(shown).rest(await lastAnswer(client, thread))
+          return stream
+        }
         continue
       }
-      if (answer === "s" || answer === "stop") {
+      if (answer === "s") {
         await client.chat.stop(thread)
         print(yellow("stopped"))
         return true
@@ -150,6 +217,7 @@ const converse = async (
       print(dim(`left running; continue with: aide chat --thread ${thread}`))
       return false
     }
+    shown = nothingShown()
     for (const call of outcome.pending) {
       const answer = await ask(`${yellow("?")} allow ${bold(call.toolName)} ${dim(short(call.input))}? [y/n] `)
       if (answer === undefined) {
@@ -171,7 +239,9 @@ export const chat: Command = {
 
 An interactive chat: type a message, the answer streams in; tool calls and their results are
 shown, and calls that need approval are asked y/n. Ctrl-C while an answer streams stops waiting
-and offers to resume it or stop the run; at the prompt, Ctrl-C or an empty line with Ctrl-D leaves.
+and asks, one key without Enter: r resumes (where the screen left it, even when the answer
+finished meanwhile), s stops the run, q leaves it running (so do Ctrl-C and Ctrl-D); any other
+key asks again. At the you› prompt, Ctrl-C or Ctrl-D on an empty line leaves.
 With a message argument, sends that one message and exits after the answer (for scripts).
 
   --thread <id>   continue this thread (a running answer in it is resumed first)

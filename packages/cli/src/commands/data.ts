@@ -2,6 +2,7 @@ import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
 import { bold, dim, green, print, printJson, UsageError } from "../Output.js"
 import { connectLoggedIn } from "../Session.js"
+import { when } from "../When.js"
 
 /** The value at a dotted path (`models.operator.model`) of a JSON document. */
 const at = (document: unknown, path: string): unknown =>
@@ -60,8 +61,11 @@ export const threads: Command = {
   summary: "list the conversation threads",
   usage: `aide threads [--json]
 
-Lists the threads, most recent first (GET /api/threads): id, title, last update. A thread whose
-answer is still streaming is marked "streaming"; continue one with aide chat --thread <id>.`,
+Lists the threads, most recent first (GET /api/threads): id, last update, title. A thread with
+branches is shown by its most recent branch (the one \`aide chat --thread <id>\` continues) and
+that branch's title, marked "branch of <root id>". Times are local ("5 min ago", "yesterday
+14:02"); --json prints the API's list as is. A thread whose answer is still streaming is marked
+"streaming".`,
   run: async (argv) => {
     const { values } = parse(argv, {})
     const { client } = connectLoggedIn(values.url)
@@ -72,9 +76,23 @@ answer is still streaming is marked "streaming"; continue one with aide chat --t
     }
     const active = new Set<string>(list.activeStreamIds ?? [])
     if (list.threads.length === 0) print(dim("no threads yet: start one with aide chat"))
+    // A branch's title is only in its own detail: read it for the families whose latest is a branch.
+    const branchTitles = new Map<string, string | null>()
+    await Promise.all(
+      list.threads
+        .filter((thread) => thread.activeThreadId !== thread.id)
+        .map(async (thread) => {
+          const detail = await client.threads.get(thread.activeThreadId).catch(() => undefined)
+          if (detail !== undefined) branchTitles.set(thread.activeThreadId, detail.thread.title ?? null)
+        }),
+    )
     for (const thread of list.threads) {
-      const streaming = thread.threadIds.some((id) => active.has(id)) ? green(" streaming") : ""
-      print(`${thread.id}  ${dim(thread.updatedAt)}  ${bold(thread.title ?? "(untitled)")}${streaming}`)
+      const onBranch = thread.activeThreadId !== thread.id && branchTitles.has(thread.activeThreadId)
+      const id = onBranch ? thread.activeThreadId : thread.id
+      const title = (onBranch ? branchTitles.get(id) : undefined) ?? thread.title ?? "(untitled)"
+      const streaming = thread.threadIds.some((member) => active.has(member)) ? green(" streaming") : ""
+      const branch = onBranch ? dim(` (branch of ${thread.id})`) : ""
+      print(`${id}  ${dim(when(thread.updatedAt).padEnd(16))}  ${bold(title)}${branch}${streaming}`)
     }
     return 0
   },
@@ -100,7 +118,9 @@ Lists the inbox (GET /api/inbox), newest first: scheduled tasks' results and the
     }
     if (messages.length === 0) print(dim(values.unread ? "no unread messages" : "the inbox is empty"))
     for (const message of messages)
-      print(`${message.read ? " " : green("●")} ${message.id}  ${dim(message.createdAt)}  ${bold(message.subject)}`)
+      print(
+        `${message.read ? " " : green("●")} ${message.id}  ${dim(when(message.createdAt).padEnd(16))}  ${bold(message.subject)}`,
+      )
     return 0
   },
 }

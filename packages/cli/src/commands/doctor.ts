@@ -1,10 +1,10 @@
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
 import * as Credentials from "../Credentials.js"
-import { dim, green, print, printJson, red } from "../Output.js"
-import { dataDirOf } from "../Paths.js"
+import { dataDirFor, isLocal } from "../LocalServers.js"
+import { bold, dim, print, printJson } from "../Output.js"
 import { connect } from "../Session.js"
-import { type Check, dataDirChecks, portCheck } from "./LocalChecks.js"
+import { type Check, dataDirChecks, markOf, ownerCheck, portCheck, skipped } from "./LocalChecks.js"
 
 /** The environment variables that configure a provider on their own (docs/configuration.md, "AI providers"). */
 const providerVariables = [
@@ -44,11 +44,11 @@ const serverChecks = async (url: string | undefined): Promise<Array<Check>> => {
             detail: "no provider key or URL in this shell's environment",
             fix: "set one before starting the server, e.g. export OPENAI_API_KEY=… (docs/configuration.md#ai-providers)",
           },
-      {
-        name: "server",
-        ok: true,
-        detail: `not logged in to ${server}: MCP servers and plugins not checked (aide login)`,
-      },
+      skipped(
+        "server",
+        `not logged in to ${server}: the model, MCP servers and plugins were not checked`,
+        `aide login --url ${server}`,
+      ),
     ]
   }
   try {
@@ -58,7 +58,7 @@ const serverChecks = async (url: string | undefined): Promise<Array<Check>> => {
       client.mcpServers.list(),
       client.plugins.list(),
     ])
-    const checks: Array<Check> = []
+    const checks: Array<Check> = [{ name: "server", ok: true, detail: `${server} answers; logged in` }]
     const operator = config.models?.operator
     const provider = providers.find((candidate) => candidate.id === operator?.provider)
     checks.push(
@@ -129,30 +129,64 @@ export const doctor: Command = {
   summary: "check the install: data directory, database, providers, MCP servers, plugins, port",
   usage: `aide doctor [--data-dir <dir>] [--url <url>] [--port <port>] [--json]
 
-Each check prints ✓ or ✗, and for ✗ the fix. Exit 1 when any check fails.
+Checks the server \`aide login\` chose (or --url) and its data directory: --data-dir, else
+AIDE_DATA_DIR, else the one \`aide start\` recorded for that server, else ./.aide. Both are
+printed first. Each check prints ✓ (passed), ✗ (failed, with the fix) or – (not run, with what
+would run it). Exit 1 when any check fails; a check not run is not a failure.
   data directory   exists, private to its user (0700)
   database         SQLite file private (0600), readable, migrated to this version
   providers        the operator model's provider is configured (from the server when logged in,
                    else a provider variable in this shell's environment)
   MCP / plugins    each enabled one healthy (from the server; needs aide login)
-  port             PORT (default 4111) on HOST is free, or held by a running Aide server`,
+  port             the server's port (--port, else PORT, else the logged-in URL's, else 4111) is
+                   free, or held by a running Aide server`,
   run: async (argv) => {
     const { values } = parse(argv, { port: { type: "string" } })
-    const host = process.env.HOST ?? "127.0.0.1"
-    const port = Number(values.port ?? process.env.PORT ?? 4111)
+    const server = Credentials.serverUrl(values.url)
+    const local = isLocal(server)
+    const dataDir = dataDirFor(values["data-dir"], server)
+    // The port checked is the logged-in server's, when it is on this machine.
+    const host = process.env.HOST ?? (local ? new URL(server).hostname.replace(/^\[|\]$/g, "") : "127.0.0.1")
+    const port = Number(values.port ?? process.env.PORT ?? (local ? new URL(server).port || 80 : 4111))
+    const owner = local && dataDir.local ? await ownerCheck(dataDir.dir, server) : undefined
     const checks = [
-      ...dataDirChecks(dataDirOf(values["data-dir"])),
+      ...(owner === undefined ? [] : [owner]),
+      ...(dataDir.local
+        ? dataDirChecks(dataDir.dir)
+        : [
+            skipped(
+              "data directory",
+              `${server} is on another machine: its data directory and database were not checked`,
+              "run aide doctor on that machine, or pass --data-dir for a data directory on this one",
+            ),
+          ]),
       ...(await serverChecks(values.url)),
-      await portCheck(host, port),
+      ...(local || values.port !== undefined || process.env.PORT !== undefined
+        ? [await portCheck(host, port)]
+        : [
+            skipped(
+              "port",
+              `${server} is on another machine: no local port checked`,
+              "run aide doctor on that machine",
+            ),
+          ]),
     ]
-    const failed = checks.filter((check) => !check.ok).length
-    if (values.json) printJson({ ok: failed === 0, checks })
+    const failed = checks.filter((check) => !check.ok && check.skipped !== true).length
+    const notRun = checks.filter((check) => check.skipped === true).length
+    if (values.json)
+      printJson({ ok: failed === 0, server, dataDir: { path: dataDir.dir, source: dataDir.source }, checks })
     else {
+      print(dim(`server ${server}${Credentials.load(server) === undefined ? " (not logged in)" : ""}`))
+      print(dim(`data directory ${dataDir.dir} (${dataDir.source})`))
       for (const check of checks) {
-        print(`${check.ok ? green("✓") : red("✗")} ${check.name}: ${check.detail}`)
-        if (!check.ok && check.fix) print(`  ${dim("fix:")} ${check.fix}`)
+        print(`${markOf(check)} ${check.name}: ${check.detail}`)
+        if (!check.ok && check.fix) print(`  ${dim(check.skipped ? "to check it:" : "fix:")} ${check.fix}`)
       }
-      print(failed === 0 ? green("all checks passed") : red(`${failed} check${failed === 1 ? "" : "s"} failed`))
+      const summary =
+        failed === 0
+          ? `all checks passed${notRun === 0 ? "" : ` (${notRun} not run)`}`
+          : `${failed} check${failed === 1 ? "" : "s"} failed${notRun === 0 ? "" : `, ${notRun} not run`}`
+      print(bold(summary))
     }
     return failed === 0 ? 0 : 1
   },

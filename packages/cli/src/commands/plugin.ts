@@ -3,9 +3,12 @@ import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
+import * as Credentials from "../Credentials.js"
+import { dataDirFor } from "../LocalServers.js"
 import { bold, dim, Failure, green, print, printJson, progress, red, UsageError, yellow } from "../Output.js"
-import { dataDirOf } from "../Paths.js"
 import { connectLoggedIn } from "../Session.js"
+import { dev } from "./PluginDev.js"
+import { scaffold } from "./PluginScaffold.js"
 
 const readJson = (file: string): any => {
   try {
@@ -45,7 +48,7 @@ const add = async (argv: ReadonlyArray<string>) => {
   const { values, positionals } = parse(argv, {}, 2)
   const spec = positionals[1]
   if (spec === undefined) throw new UsageError("which package? aide plugin add <package>")
-  const prefix = join(dataDirOf(values["data-dir"]), "plugins")
+  const prefix = join(dataDirFor(values["data-dir"], Credentials.serverUrl(values.url)).dir, "plugins")
   mkdirSync(prefix, { recursive: true, mode: 0o700 })
   const before = dependenciesOf(prefix)
   const step = progress(`installing ${spec} into ${prefix}`)
@@ -107,19 +110,45 @@ const list = async (argv: ReadonlyArray<string>) => {
   return 0
 }
 
+const create = (argv: ReadonlyArray<string>) => {
+  const { values, positionals } = parse(argv, { dir: { type: "string" } }, 2)
+  const id = positionals[1]
+  if (id === undefined) throw new UsageError("which id? aide plugin new <id>")
+  const { folder, files } = scaffold(id, values.dir ?? ".")
+  if (values.json) {
+    printJson({ id, folder, files })
+    return 0
+  }
+  print(`${green("✓")} wrote the plugin ${bold(id)} in ${folder}:`)
+  for (const file of files) print(`  ${file}`)
+  print(`\nTest it (in the clone, with the folder under examples/): npx vitest run ${folder}`)
+  print(`Run it live, reloaded on each save: aide plugin dev ${folder}`)
+  return 0
+}
+
 export const plugin: Command = {
   name: "plugin",
-  summary: "install a plugin package (add <package>) or list the plugins (list)",
+  summary: "plugins: add <package>, list, new <id> (a scaffold), dev <dir> (reload on save)",
   usage: `aide plugin add <package> [--data-dir <dir>] [--json] | aide plugin list [--json]
+       aide plugin new <id> [--dir <parent>] [--json] | aide plugin dev [<dir>] [--data-dir <dir>]
 
 add    npm install --ignore-scripts --prefix <dataDir>/plugins <package> (docs/plugins.md), then
        shows the plugin found in it and how to enable it. <package> is anything npm installs:
        a name, name@version, a tarball, a folder. Exit 1 when it is not an Aide plugin.
-list   the plugins the server found (GET /api/plugins), enabled or not, with their problems.`,
+list   the plugins the server found (GET /api/plugins), enabled or not, with their problems.
+new    writes <parent>/<id>/ (default parent: .): aide.plugin.json, src/tools.js with a working
+       tool, test/<id>.test.ts with @aide/testing/plugin, package.json and a README.
+dev    enables the plugin in <dir> (default: .) on the logged-in server and restarts it on each
+       save, printing whether it loaded and what it provides; Ctrl-C stops watching. A server
+       that does not list the plugin gets a link to <dir> in its plugins folder (its data
+       directory: as for aide backup). Each restart sets plugins.<id>.devReload.`,
   run: async (argv) => {
-    const verb = parse(argv, {}, 2).positionals[0]
+    const { positionals, values } = parse(argv, { dir: { type: "string" } }, 2)
+    const verb = positionals[0]
     if (verb === "add") return add(argv)
     if (verb === "list") return list(argv)
-    throw new UsageError(verb === undefined ? "add or list?" : `unknown subcommand: ${verb}`)
+    if (verb === "new") return create(argv)
+    if (verb === "dev") return dev(positionals[1] ?? ".", values)
+    throw new UsageError(verb === undefined ? "add, list, new or dev?" : `unknown subcommand: ${verb}`)
   },
 }

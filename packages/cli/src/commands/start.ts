@@ -4,6 +4,7 @@ import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
+import { recordStart, urlOf } from "../LocalServers.js"
 import { Failure, progress } from "../Output.js"
 import { serverRoot, workspaceRoot } from "../Paths.js"
 import { buildConsoleInBackground } from "./ConsoleBuild.js"
@@ -66,6 +67,15 @@ Ctrl-C stops it (docs/operations.md, "Shutdown").`,
     void buildConsoleInBackground()
     // Run from pnpm, the working directory is the package's: keep the data where the user ran the command.
     process.env.AIDE_DATA_DIR ??= join(process.env.INIT_CWD ?? process.cwd(), ".aide")
+    // So aide doctor and aide backup find this server's data (the API never reveals its paths).
+    const port = Number(process.env.PORT ?? 4111)
+    if (port > 0) {
+      try {
+        recordStart(urlOf(process.env.HOST ?? "127.0.0.1", port), process.env.AIDE_DATA_DIR)
+      } catch {
+        // A config folder it cannot write only costs doctor and backup their default: never the start.
+      }
+    }
     await import(pathToFileURL(bundle).href)
     // The server now runs until a signal, and exits with its own status.
     return 0

@@ -1,0 +1,119 @@
+/**
+ * A first plugin, as an author writes it: `aide plugin new` scaffolds it, its generated test
+ * passes as written, and `aide plugin dev` (in tmux, as in a terminal) runs it on a server and
+ * restarts it on each save.
+ */
+import { execFile, execFileSync, spawnSync } from "node:child_process"
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { promisify } from "node:util"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../../server/test/support/chat.js"
+import { password, request, setup, startServer, type TestServer } from "../../server/test/support/server.js"
+import { aide, bin, home, root } from "./support/cli.js"
+
+const hasTmux = spawnSync("tmux", ["-V"]).status === 0
+
+describe("aide plugin new", () => {
+  const user = home()
+  afterAll(() => user.remove())
+
+  it("writes a plugin whose own test passes as written", async () => {
+    const made = await aide(["plugin", "new", "wordy", "--dir", user.dir, "--json"])
+    expect(made.code).toBe(0)
+    const folder = join(user.dir, "wordy")
+    expect(JSON.parse(made.stdout)).toEqual({
+      id: "wordy",
+      folder,
+      files: ["aide.plugin.json", "package.json", "src/tools.js", "test/wordy.test.ts", "README.md"],
+    })
+    expect(readFileSync(join(folder, "README.md"), "utf8")).toContain("aide plugin dev")
+    // What the workspace install gives it: @aide/testing, @aide/plugin and vitest linked in.
+    mkdirSync(join(folder, "node_modules", "@aide"), { recursive: true })
+    symlinkSync(join(root, "packages/testing"), join(folder, "node_modules/@aide/testing"), "dir")
+    symlinkSync(join(root, "packages/plugin"), join(folder, "node_modules/@aide/plugin"), "dir")
+    symlinkSync(join(root, "node_modules/vitest"), join(folder, "node_modules/vitest"), "dir")
+    const run = await promisify(execFile)(
+      process.execPath,
+      [join(root, "node_modules/vitest/vitest.mjs"), "run", "--reporter=verbose"],
+      { cwd: folder, env: { ...process.env, CI: "true" }, timeout: 120_000 },
+    ).catch((error: { stdout: string; stderr: string }) => {
+      throw new Error(`the generated test failed:\n${error.stdout}\n${error.stderr}`)
+    })
+    expect(run.stdout).toContain("3 passed")
+  }, 150_000)
+
+  it("refuses an id the manifest would refuse, and an existing folder", async () => {
+    expect((await aide(["plugin", "new", "Not An Id", "--dir", user.dir])).code).toBe(2)
+    const again = await aide(["plugin", "new", "wordy", "--dir", user.dir])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain("exists already")
+  })
+})
+
+describe.skipIf(!hasTmux)("aide plugin dev in a terminal", () => {
+  let server: TestServer
+  const user = home()
+  const socket = `aide-plugin-dev-${process.pid}`
+  const tmux = (args: ReadonlyArray<string>) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" })
+  beforeAll(async () => {
+    server = await startServer()
+    await setup(server)
+    const login = await aide(["login", "--url", server.url, "--password-stdin"], {
+      env: { AIDE_CLI_CONFIG: user.credentials },
+      input: password,
+    })
+    expect(login.code).toBe(0)
+    tmux(["new-session", "-d", "-s", "keeper", "sleep 3600"])
+  })
+  afterAll(async () => {
+    spawnSync("tmux", ["-L", socket, "kill-server"])
+    await server.close()
+    user.remove()
+  })
+
+  it("enables the plugin, restarts it on each save with the new code, and Ctrl-C leaves", async () => {
+    expect((await aide(["plugin", "new", "live", "--dir", user.dir])).code).toBe(0)
+    const folder = join(user.dir, "live")
+    const env = `AIDE_CLI_CONFIG='${user.credentials}' TERM=xterm-256color PATH='${process.env.PATH}'`
+    tmux([
+      "new-window",
+      "-d",
+      "-t",
+      "keeper:3",
+      `env ${env} '${process.execPath}' '${bin}' plugin dev '${folder}' --data-dir '${server.dataDir}'; echo "[exit $?]"; sleep 30`,
+    ])
+    const screen = () => tmux(["capture-pane", "-p", "-J", "-S", "-200", "-t", "keeper:3"])
+    const waitFor = (text: string) =>
+      eventually(() => (screen().includes(text) ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 }).catch(
+        (error) => {
+          throw new Error(`${error.message}; the screen:\n${screen()}`)
+        },
+      )
+    // Not in the server's plugins folder yet: linked there, enabled, loaded.
+    await waitFor("live loaded (started): live:count_words")
+    expect(screen()).toContain(`linked ${join(server.dataDir, "plugins", "live")}`)
+
+    // A save: the plugin restarts with the new code.
+    const tools = join(folder, "src/tools.js")
+    writeFileSync(
+      tools,
+      readFileSync(tools, "utf8").replace(
+        "export default [countWords]",
+        'export default [countWords, { ...countWords, id: "count_letters", name: "Count letters" }]',
+      ),
+    )
+    await waitFor("live loaded (src/tools.js changed): live:count_words, live:count_letters")
+    const token = (await request(`${server.url}/api/auth/login`, { body: { password } })).body.token
+    const listed = await request(`${server.url}/api/plugins`, { token })
+    const entry = listed.body.plugins.find((candidate: { id: string }) => candidate.id === "live")
+    expect(entry.provides.tools.toolIds).toEqual(["live:count_words", "live:count_letters"])
+
+    // A broken save is reported, with why.
+    writeFileSync(tools, "export default [{ id: 42 }]\n")
+    await waitFor("live did not load (src/tools.js changed)")
+
+    tmux(["send-keys", "-t", "keeper:3", "C-c"])
+    await waitFor("[exit 0]")
+  }, 90_000)
+})
