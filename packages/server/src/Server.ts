@@ -240,7 +240,9 @@ export const layer = (options: ServerOptions) => {
         maxLagBytes: options.chatMaxLagBytes,
       }),
     ),
-    Layer.provideMerge(NodeHttpServer.layer(createHttpServer(options, direct), { port: options.port, host: options.host })),
+    Layer.provideMerge(
+      NodeHttpServer.layer(createHttpServer(options, direct), { port: options.port, host: options.host }),
+    ),
     // Kept in the output: embedders (and tests seeding data) reach the same kernel services.
     Layer.provideMerge(kernelLayer(options)),
     // Every span (Effect.fn, @effect/sql's per-query spans) becomes a no-op: nothing exports

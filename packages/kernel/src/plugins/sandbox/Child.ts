@@ -68,14 +68,18 @@ const failureText = (error: unknown): string => {
 }
 
 export const spawn = (options: ChildOptions): Child => {
-  const child: ChildProcess = spawnProcess(options.execPath ?? process.execPath, [...options.execArgv, options.runner, ...options.args], {
-    env: { ...options.env },
-    cwd: options.cwd,
-    // A process group of its own: Ctrl-C in Aide's terminal reaches Aide only, which stops it.
-    detached: true,
-    // fd 3 is the wire (a socket pair); there is no Node IPC channel.
-    stdio: ["ignore", "pipe", "pipe", "pipe"],
-  })
+  const child: ChildProcess = spawnProcess(
+    options.execPath ?? process.execPath,
+    [...options.execArgv, options.runner, ...options.args],
+    {
+      env: { ...options.env },
+      cwd: options.cwd,
+      // A process group of its own: Ctrl-C in Aide's terminal reaches Aide only, which stops it.
+      detached: true,
+      // fd 3 is the wire (a socket pair); there is no Node IPC channel.
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+    },
+  )
   const wire = child.stdio[3] as Duplex | null | undefined
   const pending = new Map<string, Pending>()
   const served = new Map<string, AbortController>()
