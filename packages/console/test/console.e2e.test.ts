@@ -26,7 +26,7 @@ writeFileSync(
     id: "weather",
     name: "Weather",
     description: "Forecasts",
-    envVars: [{ name: "AIDE_CONSOLE_TEST_WEATHER_KEY", required: true }],
+    envVars: [{ name: "CONSOLE_TEST_WEATHER_KEY", required: true }],
     configFields: [
       { key: "apiToken", label: "API token", type: "password", required: true },
       {
@@ -525,7 +525,7 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     const weather = plugins.body.plugins.find((plugin: { id: string }) => plugin.id === "weather")
     expect(weather).toMatchObject({
       config: { apiToken: "••••••", units: "imperial", alerts: true },
-      validationErrors: ["environment variable AIDE_CONSOLE_TEST_WEATHER_KEY is required and not set"],
+      validationErrors: ["environment variable CONSOLE_TEST_WEATHER_KEY is required and not set"],
     })
     await expect.poll(() => card.getByText("plugins.weather.apiToken: required").count()).toBe(0)
     const stored = await server.run(

@@ -83,12 +83,12 @@ describe("the repository's markdown links", () => {
       "# Title",
       "## A section: here",
       "[ok](cli.md) [ok](#a-section-here) [ok](cli.md#aide-doctor) [web](https://example.com/x)",
-      "[gone](../../shared/SPEC.md) [no anchor](#nowhere) [no heading](cli.md#nowhere)",
+      "[gone](../../no-such-folder/SPEC.md) [no anchor](#nowhere) [no heading](cli.md#nowhere)",
       "`[code](missing.md)`",
       "```md\n[fenced](missing.md)\n```",
     ].join("\n")
     expect(brokenLinks(file, markdown)).toEqual([
-      "../../shared/SPEC.md: no such file (../shared/SPEC.md)",
+      "../../no-such-folder/SPEC.md: no such file (../no-such-folder/SPEC.md)",
       "#nowhere: no heading #nowhere in docs/example.md",
       "cli.md#nowhere: no heading #nowhere in docs/cli.md",
     ])

@@ -93,7 +93,7 @@ describe("the address-space cap (finding 6)", () => {
   it("a plugin cannot hold gigabytes of typed arrays", async () => {
     const { plugin } = await start({ directory: compartment, limits: { memoryMb: 128, callTimeoutMs: 20_000 } })
     const held = (await call(plugin, "hoard")) as { mb: number; error?: string }
-    // 1 GiB for Node itself + 2 × 128 MiB: far from the 4 GiB asked for.
+    // 2 GiB for Node itself + 2 × 128 MiB: far from the 4 GiB asked for.
     expect(held.mb).toBeLessThan(1280)
     expect(held.error).toMatch(/Array buffer allocation failed/)
   })
