@@ -107,7 +107,10 @@ export const make = (options: SseSubscribersOptions) =>
         const body = new SseBody(open, maxLagBytes, Sse.encodeBatch)
         // Whatever becomes of the request fiber (interrupted before the body is piped, say), the
         // subscriber leaves the hub when its connection closes.
-        NodeHttpServerRequest.toServerResponse(request).once("close", () => body.destroy())
+        // (No Node response under the Web-standard handler: there the body's cancel ends it.)
+        ;(NodeHttpServerRequest.toServerResponse(request) as ServerResponse | undefined)?.once("close", () =>
+          body.destroy(),
+        )
         return hub.attach(threadId, body, afterEventId).pipe(
           Effect.map(
             Option.match({
@@ -138,7 +141,9 @@ export const make = (options: SseSubscribersOptions) =>
     const follow = (request: HttpServerRequest.HttpServerRequest, run: Chat.ChatRun) =>
       Effect.sync(() => {
         const body = new SseBody(answers, Number.POSITIVE_INFINITY, Sse.encodeEvents)
-        NodeHttpServerRequest.toServerResponse(request).once("close", () => body.destroy())
+        // Absent under the Web-standard handler (Server.webHandler): there the body's cancel ends it.
+        const response = NodeHttpServerRequest.toServerResponse(request) as ServerResponse | undefined
+        response?.once("close", () => body.destroy())
         body.detach = run.attach(body)
         return HttpServerResponse.raw(body, {
           status: 200,
