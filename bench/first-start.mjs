@@ -11,7 +11,7 @@
 import { spawn } from "node:child_process"
 import { rmSync } from "node:fs"
 import * as path from "node:path"
-import { log, median, removeDir, root, round, sleep, table, tmpDir } from "./harness.mjs"
+import { log, median, removeDir, root, round, sleep, table, tmpDir, writeResults } from "./harness.mjs"
 
 const repos = process.argv.length > 2 ? process.argv.slice(2).map((repo) => path.resolve(repo)) : [root]
 const runs = Number(process.env.BENCH_RUNS ?? 2)
@@ -78,3 +78,4 @@ console.log(
     }),
   ),
 )
+writeResults("first-start", { repos: Object.fromEntries(results) })

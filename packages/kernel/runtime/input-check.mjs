@@ -4,17 +4,35 @@
 // a long array can take seconds, and that time must be this process's (the call times out and the
 // process is restarted), never the server's event loop. The host checks only shape and size.
 
-import { Validator } from "@cfworker/json-schema"
+// The validator is loaded on the first call, not at start: ~15–30 ms of a process start (the
+// bench's compartment start is ~100 ms of CPU) that a channel-only plugin, or one whose tools are
+// not called, never needs. Loaded after lockdown, like the module transformer.
+let Validator
+const loadValidator = async () => {
+  Validator ??= (await import("@cfworker/json-schema")).Validator
+  return Validator
+}
 
 /** Most problems named in one refusal. */
 const maxProblems = 5
 const wrappers = /^(properties|allOf|anyOf|oneOf|items|\$ref)$/
 
-/** `(input) => problems`; a schema the validator cannot use accepts everything (the tool still checks). */
+/**
+ * `async (input) => problems`; a schema the validator cannot use accepts everything (the tool
+ * still checks). The schema is compiled on the first check.
+ */
 export const inputChecker = (schema) => {
+  let check
+  return async (input) => {
+    check ??= compiled(await loadValidator(), schema)
+    return check(input)
+  }
+}
+
+const compiled = (ValidatorClass, schema) => {
   let validator
   try {
-    validator = new Validator(schema, "2020-12", false)
+    validator = new ValidatorClass(schema, "2020-12", false)
   } catch {
     return () => []
   }

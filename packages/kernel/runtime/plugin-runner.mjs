@@ -160,7 +160,7 @@ serve({
   "tool.call": async ({ toolId, input }, signal) => {
     const tool = state.tools.get(toolId)
     if (tool === undefined) throw new Error(`unknown tool ${toolId}`)
-    const problems = state.checks.get(toolId)?.(input) ?? []
+    const problems = (await state.checks.get(toolId)?.(input)) ?? []
     if (problems.length > 0) throw new Error(`invalid input: ${problems.join("; ")}`)
     return boundedJson(await tool.execute(input, toolContext(signal)), state.outputBytes)
   },

@@ -33,10 +33,24 @@ export const defaults = {
   publicMaxRequestsPerClient: 10,
 } as const
 
+const doubleSlashes = /\/{2,}/g
+
 /** Routes anyone may call without a token, whose bodies are read before anything is proved. */
 export const isPublicPath = (url: string) => {
-  const path = url.toLowerCase().replace(/\/{2,}/g, "/")
+  // Checked twice on every request: the common spelling without a copy of the URL.
+  if (url.startsWith("/api/auth/") || url.startsWith("/wh/")) return true
+  const path = url.toLowerCase().replace(doubleSlashes, "/")
   return path.startsWith("/wh/") || path.startsWith("/api/auth/")
+}
+
+/**
+ * Whether a request has a body at all: HTTP/1.1 frames one only by `Content-Length` (non-zero)
+ * or `Transfer-Encoding`. Node's parser rejects a request with neither that sends bytes anyway
+ * as the start of the next request, so one without them cannot trickle a body.
+ */
+const hasBody = (request: IncomingMessage) => {
+  const length = request.headers["content-length"]
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
 }
 
 /** Options of `http.createServer`. */
@@ -60,7 +74,8 @@ export const nodeOptions = (limits: SlowClientLimits): ServerOptions => {
 export const watchPublicBodies = (server: Server, limits: SlowClientLimits) => {
   const deadline = 1000 * (limits.publicBodyTimeoutSeconds ?? defaults.publicBodyTimeoutSeconds)
   server.on("request", (request: IncomingMessage, _response: ServerResponse) => {
-    if (request.complete || !isPublicPath(request.url ?? "")) return
+    // A bodyless request (every GET of the authenticated `/api/auth/sessions`) needs no timer.
+    if (request.complete || !hasBody(request) || !isPublicPath(request.url ?? "")) return
     const timer = setTimeout(() => {
       if (!request.complete) request.socket.destroy()
     }, deadline)
@@ -83,20 +98,22 @@ export const capLayer = (limits: SlowClientLimits & { readonly trustProxy: Trust
     if (count <= 0) open.delete(bucket)
     else open.set(bucket, count)
   }
+  // On every request: plain combinators, no generator.
   return HttpApiBuilder.middleware((app) =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      if (!isPublicPath(request.url)) return yield* app
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      if (!isPublicPath(request.url)) return app
       const bucket = rateLimitBucket(clientAddress(request, limits.trustProxy))
       const count = open.get(bucket) ?? 0
       if (count >= max) {
-        return HttpServerResponse.unsafeJson(
-          { error: "too many open requests from this client" },
-          { status: 429, headers: { connection: "close", "retry-after": "10" } },
+        return Effect.succeed(
+          HttpServerResponse.unsafeJson(
+            { error: "too many open requests from this client" },
+            { status: 429, headers: { connection: "close", "retry-after": "10" } },
+          ),
         )
       }
       open.set(bucket, count + 1)
-      return yield* Effect.ensuring(
+      return Effect.ensuring(
         app,
         Effect.sync(() => release(bucket)),
       )

@@ -95,3 +95,24 @@ describe("slow clients", () => {
     expect(textOfChunks(chunksOf(await response.text()))).toBe("one two three four five")
   })
 })
+
+describe("slow clients: the body deadline alone", () => {
+  // Node's request timeout far beyond the body deadline: only the deadline can close these.
+  let server: ChatTestServer
+  beforeAll(async () => {
+    server = await startChatServer({ ...limits, requestTimeoutSeconds: 120, publicBodyTimeoutSeconds: 1 })
+  })
+  afterAll(() => server.close())
+
+  it("a chunked login body (no Content-Length to go by) still trickling is closed at the deadline", async () => {
+    const started = Date.now()
+    const raw = await open(
+      server.url,
+      "POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n",
+    )
+    await raw.closed
+    expect(raw.socket.destroyed).toBe(true)
+    // Closed by the 1 s deadline, not by the 120 s request timeout (the test's own 20 s timeout).
+    expect(Date.now() - started).toBeLessThan(15_000)
+  })
+})
