@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: { index: "src/index.ts", postgres: "src/postgres.ts" },
+  entry: { index: "src/index.ts", internal: "src/internal.ts", postgres: "src/postgres.ts" },
   format: ["esm"],
   dts: true,
   sourcemap: true,
