@@ -105,7 +105,16 @@ beforeAll(async () => {
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
   await run(
     "npm",
-    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", ...Object.values(tarballs)],
+    [
+      "install",
+      "--prefer-offline",
+      // A registry connection that stalls is given up on (and retried) after a minute, not five.
+      "--fetch-timeout=60000",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      ...Object.values(tarballs),
+    ],
     project,
   )
   await nativeSqlite()
