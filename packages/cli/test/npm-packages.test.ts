@@ -57,10 +57,9 @@ const manifestOf = (tarball: string) =>
 const filesOf = (tarball: string) => execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).split("\n")
 
 /**
- * better-sqlite3's binary. npm 11 runs no install script unless the project allows it, and its
- * script compiles for minutes where no prebuilt binary can be downloaded: the workspace's binary
- * of the same version is taken when there is one, else the script runs (docs/npm.md says how a
- * user allows it).
+ * better-sqlite3's binary: its install script downloads one, or compiles it for minutes where
+ * no download is possible (here). The workspace's binary of the same version is taken when
+ * there is one, else the script runs (`npm rebuild`).
  */
 const nativeSqlite = async () => {
   const installed = join(project, "node_modules", "better-sqlite3")
@@ -110,6 +109,9 @@ beforeAll(async () => {
       "--prefer-offline",
       // A registry connection that stalls is given up on (and retried) after a minute, not five.
       "--fetch-timeout=60000",
+      // As npm 11's default will be: no dependency's script runs. argon2 (0.44) needs none;
+      // better-sqlite3's binary is seen to below.
+      "--ignore-scripts",
       "--no-audit",
       "--no-fund",
       "--loglevel=error",
