@@ -5,6 +5,7 @@ import type { TestProjectConfiguration } from "vitest/config"
 // Exact matches: a plain "@aide/testing" key would also rewrite "@aide/testing/effect".
 const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url))
 const alias = [
+  { find: /^@aide\/kernel\/internal$/, replacement: source("kernel/src/internal.ts") },
   { find: /^@aide\/kernel\/postgres$/, replacement: source("kernel/src/postgres.ts") },
   { find: /^@aide\/kernel$/, replacement: source("kernel/src/index.ts") },
   { find: /^@aide\/client$/, replacement: source("client/src/index.ts") },

@@ -1,9 +1,12 @@
 import { defineConfig } from "tsup"
 
-/** ESM for Node ≥ 20, browsers and edge runtimes alike: the sources use only `fetch` and web streams. */
+/**
+ * ESM for Node ≥ 20, browsers and edge runtimes alike: the sources use only `fetch` and web streams.
+ * CommonJS too (`index.cjs`, `index.d.cts`), for `require("@aide/client")`.
+ */
 export default defineConfig({
   entry: { index: "src/index.ts" },
-  format: ["esm"],
+  format: ["esm", "cjs"],
   platform: "neutral",
   target: "es2022",
   dts: true,

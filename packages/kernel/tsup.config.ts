@@ -1,10 +1,13 @@
 import { defineConfig } from "tsup"
 
+/** `AIDE_BUILD=js` (the root `prepare` at install): the JavaScript only, keeping declarations already built. */
+const jsOnly = process.env.AIDE_BUILD === "js"
+
 export default defineConfig({
-  entry: { index: "src/index.ts", postgres: "src/postgres.ts" },
+  entry: { index: "src/index.ts", internal: "src/internal.ts", postgres: "src/postgres.ts" },
   format: ["esm"],
-  dts: true,
+  dts: !jsOnly,
   sourcemap: true,
-  clean: true,
+  clean: !jsOnly,
   target: "node20",
 })

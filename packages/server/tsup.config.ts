@@ -29,8 +29,8 @@ const kernelSources: EsbuildPlugin = {
   name: "aide-kernel-sources",
   setup(build) {
     const sources = fileURLToPath(new URL("../kernel/src/", import.meta.url))
-    build.onResolve({ filter: /^@aide\/kernel(\/postgres)?$/ }, (args) => ({
-      path: `${sources}${args.path === "@aide/kernel" ? "index.ts" : "postgres.ts"}`,
+    build.onResolve({ filter: /^@aide\/kernel(\/postgres|\/internal)?$/ }, (args) => ({
+      path: `${sources}${args.path === "@aide/kernel" ? "index" : args.path.slice("@aide/kernel/".length)}.ts`,
     }))
   },
 }

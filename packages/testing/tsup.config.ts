@@ -1,5 +1,8 @@
 import { defineConfig } from "tsup"
 
+/** `AIDE_BUILD=js` (the root `prepare` at install): the JavaScript only, keeping declarations already built. */
+const jsOnly = process.env.AIDE_BUILD === "js"
+
 export default defineConfig({
   entry: {
     index: "src/index.ts",
@@ -8,9 +11,9 @@ export default defineConfig({
     plugin: "src/plugin/index.ts",
   },
   format: ["esm"],
-  dts: true,
+  dts: !jsOnly,
   sourcemap: true,
-  clean: true,
+  clean: !jsOnly,
   target: "node20",
   // The kernel and the test runner are the user's own (one Effect runtime, one vitest).
   external: ["@aide/kernel", "@effect/vitest", "vitest"],

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs"
+import { createRequire } from "node:module"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -9,9 +10,18 @@ export const cliRoot = join(dirname(fileURLToPath(import.meta.url)), "..")
 /** The repository (or install) root holding `packages/server`, when the CLI runs from a clone. */
 export const workspaceRoot = join(cliRoot, "..", "..")
 
+/**
+ * The server package: beside the CLI (a clone, or npm's flat node_modules), else wherever this
+ * package's dependency `@aide/server` resolves (a nested or pnpm install).
+ */
 export const serverRoot = () => {
   const beside = join(cliRoot, "..", "server")
-  return existsSync(join(beside, "package.json")) ? beside : undefined
+  if (existsSync(join(beside, "package.json"))) return beside
+  try {
+    return dirname(createRequire(join(cliRoot, "package.json")).resolve("@aide/server/package.json"))
+  } catch {
+    return undefined
+  }
 }
 
 /** Where `aide login` keeps its token: `AIDE_CLI_CONFIG`, else `<config dir>/aide/cli.json`. */

@@ -48,8 +48,10 @@ describe("the README example", () => {
   it("the clone's install leaves the client importable: dist/ is built by its prepare script", () => {
     const manifest = JSON.parse(read("../package.json"))
     expect(manifest.scripts.prepare).toMatch(/^tsup\b/)
-    expect(manifest.exports["."].import).toBe("./dist/index.js")
+    expect(manifest.exports["."].import.default).toBe("./dist/index.js")
+    expect(manifest.exports["."].require.default).toBe("./dist/index.cjs")
     expect(existsSync(join(clientRoot, "dist", "index.js"))).toBe(true)
+    expect(existsSync(join(clientRoot, "dist", "index.cjs"))).toBe(true)
   })
 
   it("runs as written, with node, from another project", async () => {

@@ -3,8 +3,9 @@ import { Effect, Layer, Schema, Scope, TestClock } from "effect"
 import * as ChannelRegistry from "../src/channels/ChannelRegistry.js"
 import * as AppConfig from "../src/config/AppConfig.js"
 import * as Ids from "../src/ids/Ids.js"
+import * as DeliveringInbox from "../src/inbox/DeliveringInbox.js"
 import { Inbox } from "../src/inbox/Inbox.js"
-import * as SqlInbox from "../src/inbox/SqlInbox.js"
+import * as SqlInboxStore from "../src/inbox/SqlInboxStore.js"
 import * as Memory from "../src/memory/Memory.js"
 import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
@@ -174,7 +175,8 @@ describe("Tools.forRun", () => {
 
 describe("built-in tools", () => {
   // The real inbox, on a temporary SQLite database.
-  const inbox = SqlInbox.layerWith({}).pipe(
+  const inbox = DeliveringInbox.layer({}).pipe(
+    Layer.provide(SqlInboxStore.layer),
     Layer.provide(Ids.layer),
     Layer.provideMerge(ChannelRegistry.layer),
     Layer.provideMerge(tempSqliteStorageLayer),

@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto"
-import { Channel, ChannelContract, ChannelEndpoint, ChannelGateway } from "@aide/kernel"
+import { Channel, ChannelContract, ChannelGateway } from "@aide/kernel"
+import { ChannelEndpoint } from "@aide/kernel/internal"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, type TestServer } from "./support/server.js"

@@ -1,8 +1,9 @@
 import { Schema } from "effect"
-import { cronProblem } from "../scheduler/Cron.js"
 import * as Problems from "../validation/Problems.js"
+import { NonEmptyString, TimeZone } from "./ConfigValues.js"
 import { MemoryConfig, memoryDefaults } from "./MemoryConfig.js"
 import * as MergePatch from "./MergePatch.js"
+import { HeartbeatConfig, ScheduledTaskConfig } from "./ScheduleConfig.js"
 import { field, optional, section } from "./SchemaFields.js"
 
 /**
@@ -11,30 +12,8 @@ import { field, optional, section } from "./SchemaFields.js"
  * with it and always decodes with `AppConfigDocument`.
  */
 
-/** A string of at least one character. */
-export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
-
-/**
- * Zone names seen valid. Building an `Intl.DateTimeFormat` costs ~0.1 ms, and the document is
- * validated whole at every patch: 10,000 scheduled tasks would spend a second here each time.
- */
-const knownTimeZones = new Set<string>()
-
-const isTimeZone = (value: string) => {
-  if (knownTimeZones.has(value)) return true
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: value })
-    if (knownTimeZones.size < 10_000) knownTimeZones.add(value)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** An IANA time zone name that this runtime's `Intl` knows (`UTC`, `Europe/Berlin`…). */
-export const TimeZone = Schema.String.pipe(
-  Schema.filter((value) => isTimeZone(value) || `unknown time zone ${JSON.stringify(value)} (use an IANA name)`),
-).annotations({ identifier: "TimeZone" })
+export * from "./ConfigValues.js"
+export * from "./ScheduleConfig.js"
 
 /**
  * A provider id. Which ids exist is the `ModelRegistry`'s to say (an embedder adds its own), so
@@ -133,106 +112,6 @@ export const McpServerConfig = Schema.Struct(McpServerConfigFields)
   )
   .annotations({ identifier: "McpServerConfig" })
 export type McpServerConfig = typeof McpServerConfig.Type
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** A UUID string (any version): ids of scheduled tasks and heartbeat checklist items. */
-export const Uuid = Schema.String.pipe(
-  Schema.pattern(uuidPattern, { message: (issue) => `${JSON.stringify(issue.actual)} is not a UUID` }),
-)
-
-/** A cron expression cron-parser accepts: 5 fields, or 6 with seconds first. */
-export const CronExpression = Schema.String.pipe(Schema.filter((value) => cronProblem(value) ?? true)).annotations({
-  identifier: "CronExpression",
-  description: "cron expression: 5 fields (minute hour day month weekday) or 6 (seconds first)",
-})
-
-const isoWithZone = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
-
-/** An ISO 8601 timestamp with its offset (`2026-05-01T09:00:00Z`, `…+02:00`): an instant, never ambiguous. */
-export const Timestamp = Schema.String.pipe(
-  Schema.filter(
-    (value) =>
-      (isoWithZone.test(value) && !Number.isNaN(Date.parse(value))) ||
-      `invalid timestamp ${JSON.stringify(value)}: use ISO 8601 with an offset, e.g. 2026-05-01T09:00:00Z`,
-  ),
-).annotations({ identifier: "Timestamp" })
-
-/** An integer from 1. */
-export const PositiveInt = Schema.Number.pipe(
-  Schema.int({ message: () => "must be a positive integer" }),
-  Schema.positive({ message: () => "must be a positive integer" }),
-)
-
-/**
- * SPEC "Scheduled task" as stored in `schedule.tasks`: exactly one of `cron` (recurring) and
- * `runAt` (one time); `maxRuns` for recurring tasks only. `destination` is a label of GET
- * /api/schedule/destinations; it is checked against the registered channels when set through
- * /api/schedule (channels come and go with plugins, so the document cannot check it).
- */
-export const ScheduledTaskConfig = Schema.Struct({
-  id: Uuid,
-  name: NonEmptyString,
-  prompt: NonEmptyString,
-  cron: optional(CronExpression),
-  runAt: optional(Timestamp),
-  enabled: optional(Schema.Boolean),
-  timezone: optional(TimeZone),
-  maxRuns: optional(PositiveInt),
-  destination: optional(NonEmptyString),
-})
-  .annotations({ message: () => "must be an object with an id, a name, a prompt and a cron or a runAt" })
-  .pipe(
-    Schema.filter((task) => {
-      if (task.cron !== undefined && task.runAt !== undefined) {
-        return "has both cron and runAt: set exactly one (send null for the other)"
-      }
-      if (task.cron === undefined && task.runAt === undefined) return "needs a cron (recurring) or a runAt (one time)"
-      if (task.maxRuns !== undefined && task.cron === undefined) return "maxRuns applies to recurring (cron) tasks only"
-      return true
-    }),
-  )
-  .annotations({ identifier: "ScheduledTaskConfig" })
-export type ScheduledTaskConfig = typeof ScheduledTaskConfig.Type
-
-/** A time of day, `HH:mm` from 00:00 to 23:59. */
-export const ClockTime = Schema.String.pipe(
-  Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/, {
-    message: (issue) => `${JSON.stringify(issue.actual)} is not a time of day (HH:mm, 00:00 to 23:59)`,
-  }),
-)
-
-/** A heartbeat checklist item. */
-export const HeartbeatItem = Schema.Struct({
-  id: Uuid,
-  description: NonEmptyString,
-  enabled: Schema.Boolean,
-}).annotations({
-  identifier: "HeartbeatItem",
-  message: () => "must be an object with an id, a description and enabled",
-})
-
-/** When the heartbeat may run, in the config `timezone`; `end` before `start` spans midnight. */
-export const ActiveHours = Schema.Struct({ start: ClockTime, end: ClockTime }).annotations({
-  identifier: "ActiveHours",
-  message: () => 'must be an object { start: "HH:mm", end: "HH:mm" }',
-})
-
-/**
- * The heartbeat (SPEC "Heartbeat") as stored in `schedule.heartbeat`: every field optional,
- * the scheduler applies `heartbeatDefaults`. `activeHours` is in the config `timezone`.
- */
-export const HeartbeatConfig = Schema.Struct({
-  enabled: optional(Schema.Boolean),
-  cron: optional(CronExpression),
-  tasks: optional(Schema.Array(HeartbeatItem)),
-  destination: optional(NonEmptyString),
-  activeHours: optional(ActiveHours),
-}).annotations({ identifier: "HeartbeatConfig", message: () => "must be an object" })
-export type HeartbeatConfig = typeof HeartbeatConfig.Type
-
-/** What an unset heartbeat resolves to: off, every 30 minutes, no checklist. */
-export const heartbeatDefaults = { enabled: false, cron: "*/30 * * * *", tasks: [] } as const
 
 /**
  * How deep the resolved document may nest (objects and arrays, the document itself being level

@@ -1,4 +1,5 @@
-import { ConfigModel, McpRegistry, McpServerInput } from "@aide/kernel"
+import { ConfigModel, McpRegistry } from "@aide/kernel"
+import { McpServerInput } from "@aide/kernel/internal"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BadRequest, Conflict } from "./ApiErrors.js"

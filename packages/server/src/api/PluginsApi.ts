@@ -1,4 +1,4 @@
-import { PluginView } from "@aide/kernel"
+import { PluginView } from "@aide/kernel/internal"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Security.js"

@@ -1,4 +1,5 @@
-import { AppConfig, ConfigErrors, ConfigModel, type MergePatch, PluginCatalog } from "@aide/kernel"
+import { AppConfig, ConfigErrors, ConfigModel, PluginCatalog } from "@aide/kernel"
+import { type MergePatch } from "@aide/kernel/internal"
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AideApi } from "../api/AideApi.js"

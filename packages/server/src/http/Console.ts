@@ -45,15 +45,20 @@ const contentTypes: Record<string, string> = {
 }
 
 /**
- * The built console: `AIDE_CONSOLE_DIR`, else `packages/console/dist` beside this package, found
- * from the bundle (`dist/main.js`) or the sources (`src/http/Console.ts`, tests).
+ * The built console: `AIDE_CONSOLE_DIR`, else `packages/console/dist` beside this package (a
+ * clone, where `aide start` rebuilds it), else the copy the package was published with
+ * (`console/`, written at pack time by scripts/bundle-console.mjs), found from the bundle
+ * (`dist/main.js`) or the sources (`src/http/Console.ts`, tests).
  */
 export const findConsoleDir = (explicit?: string): string | undefined => {
   if (explicit !== undefined) return explicit
   const here = Path.dirname(fileURLToPath(import.meta.url))
-  return [Path.join(here, "..", "..", "console", "dist"), Path.join(here, "..", "..", "..", "console", "dist")].find(
-    (dir) => existsSync(Path.join(dir, "index.html")),
-  )
+  return [
+    Path.join(here, "..", "..", "console", "dist"),
+    Path.join(here, "..", "..", "..", "console", "dist"),
+    Path.join(here, "..", "console"),
+    Path.join(here, "..", "..", "console"),
+  ].find((dir) => existsSync(Path.join(dir, "index.html")))
 }
 
 interface Asset {

@@ -1,4 +1,4 @@
-import { Problems } from "@aide/kernel"
+import { Problems } from "@aide/kernel/internal"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 
 /**

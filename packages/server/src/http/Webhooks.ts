@@ -1,4 +1,5 @@
-import { ChannelGateway, ChannelWebhooks } from "@aide/kernel"
+import { ChannelGateway } from "@aide/kernel"
+import { ChannelWebhooks } from "@aide/kernel/internal"
 import {
   HttpApiBuilder,
   HttpIncomingMessage,

@@ -1,4 +1,4 @@
-import { UrlRedaction } from "@aide/kernel"
+import { UrlRedaction } from "@aide/kernel/internal"
 import { Cause, Either, HashMap, Logger, LogLevel } from "effect"
 
 /** Names accepted by `AIDE_LOG_LEVEL`, in any case; `warn` and `off` are the usual spellings. */

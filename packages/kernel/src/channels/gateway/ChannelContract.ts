@@ -3,7 +3,7 @@ import { Schema } from "effect"
 /**
  * The shapes a channel plugin exchanges with Aide, mirrored from `@aide/plugin` (the kernel does
  * not depend on the authors' package): what crosses from a plugin process is checked against
- * these Schemas before the kernel trusts it.
+ * these Schemas before the kernel trusts it. test/channel-contract.test.ts keeps the two in step.
  */
 
 const bounded = (max: number) => Schema.String.pipe(Schema.maxLength(max))
