@@ -7,6 +7,7 @@ import * as ActiveSessions from "./ActiveSessions.js"
 import { AuthConfig } from "./AuthConfig.js"
 import {
   AlreadySetup,
+  type AuthExternal,
   InvalidCredentials,
   InvalidPassword,
   InvalidRefreshToken,
@@ -22,6 +23,14 @@ import * as SessionList from "./SessionList.js"
 /**
  * The owner's password, sessions and tokens. A session is a device: it owns one refresh-token
  * chain and every access token issued from it, so revoking it ends all of them at once.
+ *
+ * Contract for an implementation (`Kernel.layer({ auth })`; `HostAuth` is one): `authenticate`
+ * is called on every request with a bearer token, untrimmed and unbounded by the caller: it must
+ * bound its own work, fail with `Unauthenticated` for anything it does not accept (never a
+ * defect), and answer a `Principal` whose `sessionId` is stable for the token's session (the
+ * server keys per-session state on it). A token it revoked must fail from then on. Methods an
+ * implementation does not support fail with `AuthExternal` (403 `auth_external`); none may log
+ * or return a secret other than the tokens it issues.
  */
 export class Auth extends Context.Tag("@aide/kernel/Auth")<
   Auth,
@@ -31,13 +40,15 @@ export class Auth extends Context.Tag("@aide/kernel/Auth")<
     readonly setup: (
       password: string,
       client: ClientInfo,
-    ) => Effect.Effect<TokenPair, AlreadySetup | InvalidPassword | StorageError>
+    ) => Effect.Effect<TokenPair, AlreadySetup | InvalidPassword | AuthExternal | StorageError>
     readonly login: (
       password: string,
       client: ClientInfo,
-    ) => Effect.Effect<TokenPair, SetupRequired | InvalidCredentials | StorageError>
+    ) => Effect.Effect<TokenPair, SetupRequired | InvalidCredentials | AuthExternal | StorageError>
     /** Rotates the refresh token; replaying a rotated one revokes its whole session. */
-    readonly refresh: (refreshToken: string) => Effect.Effect<TokenPair, InvalidRefreshToken | StorageError>
+    readonly refresh: (
+      refreshToken: string,
+    ) => Effect.Effect<TokenPair, InvalidRefreshToken | AuthExternal | StorageError>
     /** Verifies an access token and that its session is still active. */
     readonly authenticate: (accessToken: string) => Effect.Effect<Principal, Unauthenticated | StorageError>
     readonly logout: (principal: Principal) => Effect.Effect<void, StorageError>
@@ -49,7 +60,7 @@ export class Auth extends Context.Tag("@aide/kernel/Auth")<
       readonly currentPassword: string
       readonly newPassword: string
       readonly client: ClientInfo
-    }) => Effect.Effect<TokenPair, InvalidCredentials | InvalidPassword | SetupRequired | StorageError>
+    }) => Effect.Effect<TokenPair, InvalidCredentials | InvalidPassword | SetupRequired | AuthExternal | StorageError>
     readonly listSessions: (principal: Principal) => Effect.Effect<ReadonlyArray<Session>, StorageError>
     /** Revokes one session; `loggedOut` is true when it was the caller's own. */
     readonly revokeSession: (
