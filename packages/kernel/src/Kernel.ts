@@ -94,7 +94,10 @@ export const layer = <SchedulerExtra = never>(
   // without one, each compartment process compiles them itself.
   const pluginLoader = isLayer(options.pluginLoader)
     ? options.pluginLoader
-    : { ...(dataDir === undefined ? {} : { modulesDir: Path.join(dataDir, "cache", "plugin-modules") }), ...options.pluginLoader }
+    : {
+        ...(dataDir === undefined ? {} : { modulesDir: Path.join(dataDir, "cache", "plugin-modules") }),
+        ...options.pluginLoader,
+      }
   const mcp = { env: options.env ?? {}, ...options.mcp }
   return services<SchedulerExtra>({ ...options, memory, plugins, pluginLoader, mcp }).pipe(
     Layer.provideMerge(titles),

@@ -56,11 +56,13 @@ export const layer = (options: { readonly trustProxy: TrustProxy }) => {
           ),
         )
         .handle("refresh", ({ payload }) =>
-          auth.refresh(payload.refreshToken).pipe(
-            Effect.tap(noStore),
-            Effect.catchTags({ InvalidRefreshToken: () => Unauthorized.unauthorized, AuthExternal: authExternal }),
-            dieOnStorageError,
-          ),
+          auth
+            .refresh(payload.refreshToken)
+            .pipe(
+              Effect.tap(noStore),
+              Effect.catchTags({ InvalidRefreshToken: () => Unauthorized.unauthorized, AuthExternal: authExternal }),
+              dieOnStorageError,
+            ),
         )
     }),
   )
