@@ -25,12 +25,10 @@ import * as SessionList from "./SessionList.js"
  * chain and every access token issued from it, so revoking it ends all of them at once.
  *
  * Contract for an implementation (`Kernel.layer({ auth })`; `HostAuth` is one): `authenticate`
- * is called on every request with a bearer token, untrimmed and unbounded by the caller: it must
- * bound its own work, fail with `Unauthenticated` for anything it does not accept (never a
- * defect), and answer a `Principal` whose `sessionId` is stable for the token's session (the
- * server keys per-session state on it). A token it revoked must fail from then on. Methods an
- * implementation does not support fail with `AuthExternal` (403 `auth_external`); none may log
- * or return a secret other than the tokens it issues.
+ * gets every request's bearer token, unbounded: it bounds its own work, fails with
+ * `Unauthenticated` for anything it does not accept (never a defect), and answers a `Principal`
+ * whose `sessionId` is stable for the token's session; a revoked token fails from then on.
+ * Unsupported methods fail with `AuthExternal` (403 `auth_external`). No secret is ever logged.
  */
 export class Auth extends Context.Tag("@aide/kernel/Auth")<
   Auth,
