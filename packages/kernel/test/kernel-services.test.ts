@@ -1,7 +1,7 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { singleModelRegistry } from "@aide/testing/effect"
-import { Effect, Layer, Redacted, Stream } from "effect"
+import { Effect, Layer, Option, Redacted, Stream } from "effect"
 import * as Jose from "jose"
 import { describe, expect, it } from "vitest"
 import * as Auth from "../src/auth/Auth.js"
@@ -14,6 +14,7 @@ import * as Kernel from "../src/Kernel.js"
 import * as McpRegistry from "../src/mcp/McpRegistry.js"
 import * as Memory from "../src/memory/Memory.js"
 import * as NoMemory from "../src/memory/NoMemory.js"
+import { ObservationStore } from "../src/memory/observational/ObservationStore.js"
 import * as Recall from "../src/memory/recall/Recall.js"
 import * as NoPlugins from "../src/plugins/loader/NoPlugins.js"
 import * as PluginLoader from "../src/plugins/loader/PluginLoader.js"
@@ -176,7 +177,7 @@ describe("Kernel.layer: every service given is the one the kernel uses", () => {
   })
 })
 
-describe("Kernel.layer: options that need no disk", () => {
+describe("Kernel.layer: the options about the disk", () => {
   it("no dataDir: host auth, SQLite in memory and no plugins open no file at all", async () => {
     // With no dataDir, the only place a default could still write to is the working directory.
     const before = Fs.readdirSync(process.cwd())
@@ -214,5 +215,36 @@ describe("Kernel.layer: options that need no disk", () => {
     expect(() =>
       Kernel.layer({ dataDir: Path.join("unused"), threads: MemoryThreads.layer.pipe(Layer.provide(Ids.layer)) }),
     ).toThrow(expect.objectContaining({ _tag: "KernelOptionsError", message: expect.stringContaining("recallIndex") }))
+  })
+
+  it("releaseClaimsAtStart: default on for the kernel's own SQLite file, off with `storage` given, explicit wins", async () => {
+    const dataDir = await Effect.runPromise(Effect.scoped(tempDirectory))
+    const file = SqliteStorage.layer({ filename: Path.join(dataDir, "aide.db") })
+    const base = {
+      signingSecret: Redacted.make(new Uint8Array(32).fill(3)),
+      passwordHasher: PasswordHasher.layerTest,
+      titles: TitleGenerator.layerFallback,
+      modelRegistry: fixedModels(),
+      scheduler: { enabled: false },
+    }
+    const claimed = Effect.flatMap(ObservationStore, (store) => store.record("resource")).pipe(
+      Effect.map((record) => Option.isSome(record) && record.value.claim !== null),
+    )
+    /** Leaves a live claim (a replica's, or a crashed run's) in the database, then starts a kernel. */
+    const claimedAfterStart = (options: Partial<Kernel.KernelOptions>) =>
+      Effect.gen(function* () {
+        yield* Effect.gen(function* () {
+          const store = yield* ObservationStore
+          const now = new Date()
+          yield* store.ensureRecord("resource", "resource", "r-1", now)
+          yield* store.claim("resource", "observing", "other", now, new Date(now.getTime() + 600_000))
+        }).pipe(Effect.provide(Kernel.layer({ ...base, storage: file })))
+        return yield* Effect.provide(claimed, Kernel.layer({ ...base, ...options }))
+      }).pipe(Effect.scoped, Effect.runPromise)
+
+    expect(await claimedAfterStart({ storage: file })).toBe(true)
+    expect(await claimedAfterStart({ storage: file, releaseClaimsAtStart: true })).toBe(false)
+    expect(await claimedAfterStart({ dataDir })).toBe(false)
+    expect(await claimedAfterStart({ dataDir, releaseClaimsAtStart: false })).toBe(true)
   })
 })
