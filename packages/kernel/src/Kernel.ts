@@ -34,15 +34,13 @@ export { services } from "./kernel/services.js"
 
 export type KernelError = StorageError | SigningSecret.SigningSecretError
 
-const isLayer = (option: unknown) => Layer.isLayer(option)
-
 /**
  * The access-token key: given, or kept in `<dataDir>/jwt-secret`. With an `auth` Layer and
  * neither, no token of Aide's is ever issued, so a key of this process alone will do.
  */
 const signingSecret = (options: Pick<KernelOptions, "signingSecret" | "dataDir" | "auth">) => {
   if (options.signingSecret !== undefined) return Effect.succeed(options.signingSecret)
-  if (options.dataDir === undefined && isLayer(options.auth)) {
+  if (options.dataDir === undefined && Layer.isLayer(options.auth)) {
     return Effect.sync(() => Redacted.make(new Uint8Array(Crypto.randomBytes(32))))
   }
   const dataDir = requireDataDir(options.dataDir, "the generated signing secret", "`signingSecret` (≥ 32 bytes)")
@@ -64,7 +62,9 @@ export const layer = <SchedulerExtra = never>(
   options: KernelOptions<SchedulerExtra>,
 ): Layer.Layer<KernelServices | SchedulerExtra, KernelError> => {
   const ids = options.ids ?? Ids.layer
-  const authConfig = AuthConfig.layer(isLayer(options.auth) ? {} : (options.auth as Partial<AuthConfig.AuthSettings>))
+  const authConfig = AuthConfig.layer(
+    Layer.isLayer(options.auth) ? {} : (options.auth as Partial<AuthConfig.AuthSettings>),
+  )
   const accessTokens = (
     options.accessTokens ??
     Layer.unwrapEffect(Effect.map(signingSecret(options), (key) => AccessTokens.layer({ secret: key })))
@@ -83,7 +83,7 @@ export const layer = <SchedulerExtra = never>(
   )
   // SQLite in the data dir is this process's alone: a claim found at start is a crashed run's.
   const releaseClaimsAtStart = options.releaseClaimsAtStart ?? options.storage === undefined
-  const memory = isLayer(options.memory) ? options.memory : { releaseClaimsAtStart, ...options.memory }
+  const memory = Layer.isLayer(options.memory) ? options.memory : { releaseClaimsAtStart, ...options.memory }
   const { dataDir } = options
   const plugins = {
     ...(dataDir === undefined ? {} : { pluginsDir: Path.join(dataDir, "plugins") }),
@@ -92,7 +92,7 @@ export const layer = <SchedulerExtra = never>(
   }
   // Sandboxed plugins' modules are compiled once, when enabled, into the data dir (Precompile.ts);
   // without one, each compartment process compiles them itself.
-  const pluginLoader = isLayer(options.pluginLoader)
+  const pluginLoader = Layer.isLayer(options.pluginLoader)
     ? options.pluginLoader
     : {
         ...(dataDir === undefined ? {} : { modulesDir: Path.join(dataDir, "cache", "plugin-modules") }),
