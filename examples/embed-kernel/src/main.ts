@@ -1,42 +1,53 @@
 /**
- * Embedding the kernel with three Layers swapped:
- * - threads kept in memory (`MemoryThreads`), not in SQL;
+ * Embedding the kernel in a host application that has its own sign-in, with nothing on disk:
+ * - auth is the host's: `HostAuth` accepts the JWTs the host already issues (here HS256 with a
+ *   key the host shares with Aide; a JWKS URL works the same), Aide keeps no password;
+ * - the scheduler never fires by itself (`ManualScheduler`): the host's own cron or queue calls
+ *   `runDue`, as a serverless trigger would;
+ * - no data directory: SQLite in memory, threads kept in memory (`MemoryThreads`), no plugins;
  * - a model provider of our own (`local`, a tiny echo model) added to the registry, selectable
- *   in the config like any built-in one;
- * - a password hasher wrapping the default one (counting hashes, e.g. for a metric).
- * Then the owner's auth lifecycle and one chat turn, with no HTTP.
+ *   in the config like any built-in one.
+ * Then one authenticated request's worth of work and one chat turn, with no HTTP.
  *
  * Run: `npx -y pnpm@10.20.0 --filter @aide/example-embed-kernel start`
  */
 
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import type { LanguageModelV3 } from "@ai-sdk/provider"
 import {
   AppConfig,
   Auth,
   Chat,
+  HostAuth,
   Ids,
   Kernel,
+  ManualScheduler,
   MemoryThreads,
   ModelRegistry,
-  PasswordHasher,
+  NoPlugins,
+  RecallIndex,
+  Scheduler,
+  SqliteStorage,
   Threads,
   TitleGenerator,
 } from "@aide/kernel"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Redacted, Stream } from "effect"
+import * as Jose from "jose"
 import { echoModel } from "./echoModel.js"
 
-/** Our own hasher: the given one, counting how often it runs. */
-export const countingHasher = (counter: { hashes: number }) =>
-  Layer.effect(
-    PasswordHasher.PasswordHasher,
-    Effect.map(PasswordHasher.PasswordHasher, (inner) => ({
-      hash: (password: string) => Effect.tap(inner.hash(password), () => Effect.sync(() => counter.hashes++)),
-      verify: inner.verify,
-    })),
-  ).pipe(Layer.provide(PasswordHasher.layerTest))
+/** The host application's token key (in real life: from its secret store, never in code). */
+const hostKey = new TextEncoder().encode("the host application's signing key, 32 bytes or more")
+
+/** What the host's login already does: a short-lived JWT for the signed-in user's device. */
+export const hostSignIn = (user: string, device: string) =>
+  Effect.promise(() =>
+    new Jose.SignJWT({ sid: device })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject(user)
+      .setIssuer("https://host.example")
+      .setAudience("aide")
+      .setExpirationTime("10m")
+      .sign(hostKey),
+  )
 
 /**
  * The default registry plus a provider `local` (think: a model running in-process, Bedrock, a
@@ -68,14 +79,10 @@ export const withLocalProvider = (model: LanguageModelV3) =>
   ).pipe(Layer.provide(ModelRegistry.layer({ env: {} })))
 
 export const program = Effect.gen(function* () {
+  // A request arrives with the host's token: Aide verifies it, there is no Aide login.
   const auth = yield* Auth.Auth
-  const device = { userAgent: "embed-example", ip: "127.0.0.1" }
-  const first = yield* auth.setup("correct horse battery staple", device)
-  const principal = yield* auth.authenticate(first.token)
-  const rotated = yield* auth.refresh(first.refreshToken)
-  const sessions = yield* auth.listSessions(principal)
-  yield* auth.logout(principal)
-  const afterLogout = yield* Effect.either(auth.authenticate(rotated.token))
+  const principal = yield* auth.authenticate(yield* hostSignIn("ada", "ada-laptop"))
+  const login = yield* Effect.either(auth.login("any password", { userAgent: "embed-example", ip: "127.0.0.1" }))
 
   // Select our provider, then chat: the answer streams from it and lands in the memory threads.
   yield* (yield* AppConfig.AppConfig).patch({ models: { operator: { provider: "local", model: "echo-1" } } })
@@ -87,19 +94,32 @@ export const program = Effect.gen(function* () {
     (part): part is { type: "text"; text: string } => (part as { type?: unknown }).type === "text",
   )
 
-  return { sessions: sessions.length, loggedOut: afterLogout._tag === "Left", reply: reply?.text }
+  // A daily task; nothing fires until the host's own trigger calls runDue.
+  yield* (yield* Scheduler.Scheduler).create({ name: "Digest", prompt: "Summarise my day", cron: "0 18 * * *" })
+  const due = yield* (yield* ManualScheduler.ManualScheduler).runDue
+
+  return {
+    sessionId: principal.sessionId,
+    passwordLogin: login._tag === "Left" ? login.left._tag : "accepted",
+    reply: reply?.text,
+    nextRun: due.nextDueAt !== undefined,
+  }
 })
 
 export const run = () => {
-  const counter = { hashes: 0 }
   const kernel = Kernel.layer({
-    dataDir: mkdtempSync(join(tmpdir(), "aide-embed-")),
+    // No dataDir: nothing here needs the disk (Kernel.layer says which option is missing if so).
+    auth: HostAuth.layer({ key: Redacted.make(hostKey), issuer: "https://host.example", audience: "aide" }),
+    scheduler: ManualScheduler.layer(),
+    storage: SqliteStorage.layer({ filename: ":memory:" }),
     threads: MemoryThreads.layer.pipe(Layer.provide(Ids.layer)),
+    // Threads outside SQL: the SQL recall index would find nothing, so say what recall uses.
+    recallIndex: RecallIndex.layerEmpty,
+    pluginLoader: NoPlugins.layer,
     modelRegistry: withLocalProvider(echoModel("echo-1")),
-    passwordHasher: countingHasher(counter),
     titles: TitleGenerator.layerFallback,
   })
-  return Effect.runPromise(Effect.provide(program, kernel)).then((result) => ({ ...result, hashes: counter.hashes }))
+  return Effect.runPromise(Effect.provide(program, kernel))
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -30,6 +30,7 @@ import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
 import * as Memory from "../src/memory/Memory.js"
 import * as MemoryStore from "../src/memory/MemoryStore.js"
 import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
+import * as RecallIndex from "../src/memory/recall/RecallIndex.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 import { ModelRegistry } from "../src/models/ModelRegistry.js"
 import * as RateLimiter from "../src/ratelimit/RateLimiter.js"
@@ -131,7 +132,10 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
   it("threads: Chat writes to the Threads given (in memory), and nothing reaches SQL", async () => {
     const calls: Calls = []
     const { messages, sqlThreads } = await withKernel(
-      { threads: spy(Threads, MemoryThreads.layer.pipe(Layer.provide(Ids.layer)), calls) },
+      {
+        threads: spy(Threads, MemoryThreads.layer.pipe(Layer.provide(Ids.layer)), calls),
+        recallIndex: RecallIndex.layerEmpty,
+      },
       (dataDir) =>
         Effect.gen(function* () {
           yield* runChat("t-1")
@@ -170,6 +174,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
     const messages = await withKernel(
       {
         threads: MemoryThreads.layer.pipe(Layer.provide(Ids.layer)),
+        recallIndex: RecallIndex.layerEmpty,
         tools: deleteTool,
         modelRegistry: singleModelRegistry(toolModel),
       },
@@ -362,6 +367,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
         authStore: SqlAuthStore.layer.pipe(Layer.provide(ownDatabase)),
         configStore: ConfigStore.layerMemory,
         threads: MemoryThreads.layer.pipe(Layer.provide(Ids.layer)),
+        recallIndex: RecallIndex.layerEmpty,
         chatRuns: SqlChatRuns.layer.pipe(Layer.provide(ownDatabase)),
         inboxStore: SqlInboxStore.layer.pipe(Layer.provide(ownDatabase)),
         mcpOAuthStore: SqlMcpOAuthStore.layer.pipe(Layer.provide(ownDatabase)),

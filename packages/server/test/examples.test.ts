@@ -7,10 +7,15 @@ import { type ChatTestServer, startChatServer } from "./support/chat.js"
 import { password, request, startServer, type TestServer } from "./support/server.js"
 
 describe("examples/embed-kernel", () => {
-  it("runs the auth lifecycle and a chat turn on a kernel with three swapped Layers", async () => {
+  it("accepts the host's JWT, refuses passwords, chats and schedules on a kernel with no data directory", async () => {
     const result = await EmbedKernel.run()
     // The reply comes from the example's own provider, and was read back from the memory threads.
-    expect(result).toEqual({ sessions: 1, loggedOut: true, hashes: 1, reply: "You said: Hello kernel" })
+    expect(result).toEqual({
+      sessionId: "ada-laptop",
+      passwordLogin: "AuthExternal",
+      reply: "You said: Hello kernel",
+      nextRun: true,
+    })
   })
 })
 

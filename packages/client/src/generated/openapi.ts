@@ -556,15 +556,15 @@ export interface components {
         Error409: {
             error: string;
         };
+        /** @description Not allowed in the current state */
+        Error403: {
+            error: string;
+        };
         TokenPair: {
             token: string;
             refreshToken: string;
             expiresAt: components["schemas"]["Date"];
             refreshExpiresAt: components["schemas"]["Date"];
-        };
-        /** @description Not allowed in the current state */
-        Error403: {
-            error: string;
         };
         RefreshBody: {
             /**
@@ -1542,6 +1542,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description Not allowed in the current state */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client and route */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description No such resource */
             404: {
                 headers: {
@@ -1786,6 +1801,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description Not allowed in the current state */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client and route */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description No such resource */
             404: {
                 headers: {
@@ -1997,6 +2027,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Not allowed in the current state */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client and route */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description No such resource */

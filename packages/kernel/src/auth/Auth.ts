@@ -7,6 +7,7 @@ import * as ActiveSessions from "./ActiveSessions.js"
 import { AuthConfig } from "./AuthConfig.js"
 import {
   AlreadySetup,
+  type AuthExternal,
   InvalidCredentials,
   InvalidPassword,
   InvalidRefreshToken,
@@ -22,6 +23,12 @@ import * as SessionList from "./SessionList.js"
 /**
  * The owner's password, sessions and tokens. A session is a device: it owns one refresh-token
  * chain and every access token issued from it, so revoking it ends all of them at once.
+ *
+ * Contract for an implementation (`Kernel.layer({ auth })`; `HostAuth` is one): `authenticate`
+ * gets every request's bearer token, unbounded: it bounds its own work, fails with
+ * `Unauthenticated` for anything it does not accept (never a defect), and answers a `Principal`
+ * whose `sessionId` is stable for the token's session; a revoked token fails from then on.
+ * Unsupported methods fail with `AuthExternal` (403 `auth_external`). No secret is ever logged.
  */
 export class Auth extends Context.Tag("@aide/kernel/Auth")<
   Auth,
@@ -31,13 +38,15 @@ export class Auth extends Context.Tag("@aide/kernel/Auth")<
     readonly setup: (
       password: string,
       client: ClientInfo,
-    ) => Effect.Effect<TokenPair, AlreadySetup | InvalidPassword | StorageError>
+    ) => Effect.Effect<TokenPair, AlreadySetup | InvalidPassword | AuthExternal | StorageError>
     readonly login: (
       password: string,
       client: ClientInfo,
-    ) => Effect.Effect<TokenPair, SetupRequired | InvalidCredentials | StorageError>
+    ) => Effect.Effect<TokenPair, SetupRequired | InvalidCredentials | AuthExternal | StorageError>
     /** Rotates the refresh token; replaying a rotated one revokes its whole session. */
-    readonly refresh: (refreshToken: string) => Effect.Effect<TokenPair, InvalidRefreshToken | StorageError>
+    readonly refresh: (
+      refreshToken: string,
+    ) => Effect.Effect<TokenPair, InvalidRefreshToken | AuthExternal | StorageError>
     /** Verifies an access token and that its session is still active. */
     readonly authenticate: (accessToken: string) => Effect.Effect<Principal, Unauthenticated | StorageError>
     readonly logout: (principal: Principal) => Effect.Effect<void, StorageError>
@@ -49,7 +58,7 @@ export class Auth extends Context.Tag("@aide/kernel/Auth")<
       readonly currentPassword: string
       readonly newPassword: string
       readonly client: ClientInfo
-    }) => Effect.Effect<TokenPair, InvalidCredentials | InvalidPassword | SetupRequired | StorageError>
+    }) => Effect.Effect<TokenPair, InvalidCredentials | InvalidPassword | SetupRequired | AuthExternal | StorageError>
     readonly listSessions: (principal: Principal) => Effect.Effect<ReadonlyArray<Session>, StorageError>
     /** Revokes one session; `loggedOut` is true when it was the caller's own. */
     readonly revokeSession: (

@@ -27,3 +27,13 @@ export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unau
 export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()("SessionNotFound", {
   id: Schema.String,
 }) {}
+
+/**
+ * Passwords, token refresh and sessions are the host application's (`HostAuth`): Aide only
+ * verifies the host's tokens. The server answers 403 `auth_external`.
+ */
+export class AuthExternal extends Schema.TaggedError<AuthExternal>()("AuthExternal", {}) {
+  override get message() {
+    return "Sign-in is managed by the host application: Aide has no password or sessions of its own"
+  }
+}

@@ -7,7 +7,13 @@ import type { StoredMessage } from "../threads/Threads.js"
 // Imported on first use, like Chat's: no AI SDK at server start.
 const loadAi = () => import("ai")
 
-/** Names a thread after its first exchange. */
+/**
+ * Names a thread after its first exchange.
+ *
+ * Contract for an implementation (`Kernel.layer({ titles })`): chat calls `generate` in the
+ * background after a new thread's first answer; it must never fail (none keeps the first words
+ * of the message as the title) and should bound its own time.
+ */
 export class TitleGenerator extends Context.Tag("@aide/kernel/TitleGenerator")<
   TitleGenerator,
   {

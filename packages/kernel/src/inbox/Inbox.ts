@@ -52,6 +52,11 @@ export class UnknownDestination extends Schema.TaggedError<UnknownDestination>()
  * Messages for the owner, from scheduled tasks and from the agent. Every message is kept in the
  * web inbox; one addressed to a channel is also delivered there, in the background, with
  * retries (`pending` → `sent` or `failed`).
+ *
+ * Contract for an implementation (`Kernel.layer({ inbox })`): `create` returns once the message
+ * is stored (delivery, if any, goes on in the background and may fail without failing `create`);
+ * `destinations` lists the channels of `ChannelRegistry` that take notifications, and
+ * `resolveDestination` accepts exactly those labels; unknown ids are `InboxMessageNotFound`.
  */
 export class Inbox extends Context.Tag("@aide/kernel/Inbox")<
   Inbox,

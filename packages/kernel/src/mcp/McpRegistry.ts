@@ -25,6 +25,11 @@ export type McpServerStatus = typeof McpServerStatus.Type
  * The MCP servers of `config.mcpServers`, connected in the background and reconciled live on
  * every config change. Each connected server is a `ToolSource` (`kind: "mcp"`, id = server id)
  * in the `ToolRegistry` for as long as its connection lives.
+ *
+ * Contract for an implementation (`Kernel.layer({ mcpRegistry })`): the tools it offers chat are
+ * the `ToolSource`s it registers in `ToolRegistry` (kind `mcp`), removed when they go away; its
+ * Layer must build without waiting on any server (connect in the background); `list` answers
+ * `GET /api/mcp/servers` and never fails; `reconnect` of an unknown id does nothing.
  */
 export class McpRegistry extends Context.Tag("@aide/kernel/McpRegistry")<
   McpRegistry,

@@ -37,6 +37,13 @@ type WorkingErrors =
  * memory: after each turn the conversation is counted, condensed by an observer into dated
  * observations that replace the raw messages in the model's context, and rewritten denser by a
  * reflector — in the background, one claim holder at a time per scope across processes.
+ *
+ * Contract for an implementation (`Kernel.layer({ memory })`, with `Recall`; `NoMemory` is one):
+ * chat calls `contextFor` before each model call and `afterTurn` after each saved turn, on its
+ * own fiber: `afterTurn` must return at once and never fail, `contextFor` must return every
+ * message it does not cover (returning `history` unchanged is always correct). Working-memory
+ * edits come from the owner and from the model's tools: refuse them with the tagged errors
+ * above, never a defect. `forgetThreads` follows thread deletion.
  */
 export class Memory extends Context.Tag("@aide/kernel/Memory")<
   Memory,

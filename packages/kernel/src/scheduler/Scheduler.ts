@@ -1,4 +1,4 @@
-import { Clock, Context, Duration, Effect, Layer, type Scope, Stream } from "effect"
+import { Clock, Context, Duration, Effect, FiberMap, Layer, type Scope, Stream } from "effect"
 import type { Chat } from "../chat/Chat.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Ids } from "../ids/Ids.js"
@@ -29,6 +29,12 @@ import type {
  * methods edit the same data; run counts, cursors and the run ledger live in the `RunLedger`.
  * Bodies are validated here (they may come straight from JSON): problems are `InvalidSchedule`
  * with a message for the owner.
+ *
+ * Contract for an implementation (`Kernel.layer({ scheduler })`; `ManualScheduler` is one): the
+ * tasks are the config document's (`schedule.tasks`), so edits here and PATCH /api/config agree;
+ * a due time runs at most once across processes (claim it in the `RunLedger` before running);
+ * results go to the `Inbox` when a task has a destination; closing the Layer's scope stops every
+ * run. Validation errors are `InvalidSchedule`, unknown ids `TaskNotFound`, never a defect.
  *
  * @example
  * const scheduler = yield* Scheduler
@@ -81,17 +87,29 @@ export const defaults = {
 /** What the scheduler layer needs: its ledger, the config document, chat to run prompts, the inbox to deliver. */
 export type SchedulerRequirements = RunLedger | AppConfig | Chat | Threads | Inbox | Ids
 
+/** A scheduler's parts: its API, and what the firing loop (or `ManualScheduler`) drives. */
+export interface SchedulerParts {
+  readonly service: Scheduler["Type"]
+  /** One pass: fires what is due; answers the next due time (see `FiringLoop.makeStep`). */
+  readonly step: Effect.Effect<number>
+  /** Resolves once no run of this scheduler is in progress. */
+  readonly runsDone: Effect.Effect<void>
+  /** Removes the finished one-time tasks queued so far from the config. */
+  readonly retireFinished: Effect.Effect<void>
+  /** Forks the firing loop (and its helpers) into the scope: the scheduler then fires by itself. */
+  readonly start: Effect.Effect<void, never, AppConfig | Scope.Scope>
+}
+
 /**
  * The scheduler over the config document and the `RunLedger`. A due time is claimed in the
  * ledger before it runs, so it runs at most once across restarts and replicas; a task whose
  * previous run is still going has its due time recorded as `skipped` (no queue). Runs are fibers
- * keyed by task id in the layer's scope.
+ * keyed by task id in the layer's scope. Nothing fires until someone drives `step`.
  */
-export const make = (
+export const makeParts = (
   options: SchedulerOptions = {},
-): Effect.Effect<Scheduler["Type"], StorageError, SchedulerRequirements | Scope.Scope> =>
+): Effect.Effect<SchedulerParts, StorageError, SchedulerRequirements | Scope.Scope> =>
   Effect.gen(function* () {
-    const appConfig = yield* AppConfig
     const ledger = yield* RunLedger
     const runTimeout = Duration.decode(options.runTimeout ?? defaults.runTimeout)
     // A run of another process is taken for abandoned only once it outlived its own timeout.
@@ -111,14 +129,29 @@ export const make = (
     })
     const retirement = yield* Retirement.make
     const firing = Firing.make(state, runs, retirement, { owner, runTimeout })
-
-    if (options.enabled !== false) {
-      yield* Effect.forkScoped(retirement.worker)
-      yield* Effect.forkScoped(Stream.runForEach(Stream.drop(appConfig.changes, 1), () => state.wakeUp))
-      yield* Effect.forkScoped(FiringLoop.make(state, firing, retirement))
+    const step = yield* FiringLoop.makeStep(state, firing, retirement)
+    return {
+      service: Scheduler.of(yield* Editor.make(state)),
+      step,
+      runsDone: Effect.ignore(FiberMap.awaitEmpty(state.fibers)),
+      retireFinished: retirement.flush,
+      start: Effect.gen(function* () {
+        const appConfig = yield* AppConfig
+        yield* Effect.forkScoped(retirement.worker)
+        yield* Effect.forkScoped(Stream.runForEach(Stream.drop(appConfig.changes, 1), () => state.wakeUp))
+        yield* Effect.forkScoped(FiringLoop.make(state, step))
+      }),
     }
+  })
 
-    return Scheduler.of(yield* Editor.make(state))
+/** The scheduler, firing by itself unless `options.enabled` is false. */
+export const make = (
+  options: SchedulerOptions = {},
+): Effect.Effect<Scheduler["Type"], StorageError, SchedulerRequirements | Scope.Scope> =>
+  Effect.gen(function* () {
+    const parts = yield* makeParts(options)
+    if (options.enabled !== false) yield* parts.start
+    return parts.service
   })
 
 /**

@@ -53,6 +53,8 @@ export class AuthPublicApi extends HttpApiGroup.make("authPublic")
       .addSuccess(AuthModel.TokenPair, { status: 201 })
       .addError(BadRequest.Wire)
       .addError(Conflict.Wire)
+      // `auth_external`: the kernel's Auth is the host application's (HostAuth).
+      .addError(Forbidden.Wire)
       .annotate(OpenApi.Summary, "Set the owner password (first run only)"),
   )
   .add(
@@ -70,7 +72,8 @@ export class AuthPublicApi extends HttpApiGroup.make("authPublic")
       .setPayload(RefreshBody)
       .addSuccess(AuthModel.TokenPair)
       .addError(BadRequest.Wire)
-      .addError(Unauthorized.Wire),
+      .addError(Unauthorized.Wire)
+      .addError(Forbidden.Wire),
   )
   .middleware(RateLimited)
   .annotate(OpenApi.Description, "Password setup, login and token refresh") {}
@@ -88,6 +91,7 @@ export class AuthProtectedApi extends HttpApiGroup.make("authProtected")
       .setPayload(ChangePasswordBody)
       .addSuccess(AuthModel.TokenPair)
       .addError(BadRequest.Wire)
+      .addError(Forbidden.Wire)
       .addError(TooManyRequests.Wire),
   )
   .add(

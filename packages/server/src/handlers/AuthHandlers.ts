@@ -17,6 +17,8 @@ const encodeSessionList = Schema.encodeSync(SessionList)
 
 const invalidCredentials = () => new Unauthorized({ error: "invalid_credentials" })
 const badPassword = (error: { readonly message: string }) => new BadRequest({ error: error.message })
+/** The kernel's Auth is the host application's (`HostAuth`): no password or refresh here. */
+const authExternal = () => new Forbidden({ error: "auth_external" })
 
 export const layer = (options: { readonly trustProxy: TrustProxy }) => {
   const clientInfo = Effect.map(
@@ -37,6 +39,7 @@ export const layer = (options: { readonly trustProxy: TrustProxy }) => {
             Effect.catchTags({
               AlreadySetup: () => new Conflict({ error: "already_setup" }),
               InvalidPassword: badPassword,
+              AuthExternal: authExternal,
             }),
             dieOnStorageError,
           ),
@@ -47,16 +50,19 @@ export const layer = (options: { readonly trustProxy: TrustProxy }) => {
             Effect.catchTags({
               SetupRequired: () => new Forbidden({ error: "setup_required" }),
               InvalidCredentials: invalidCredentials,
+              AuthExternal: authExternal,
             }),
             dieOnStorageError,
           ),
         )
         .handle("refresh", ({ payload }) =>
-          auth.refresh(payload.refreshToken).pipe(
-            Effect.tap(noStore),
-            Effect.catchTag("InvalidRefreshToken", () => Unauthorized.unauthorized),
-            dieOnStorageError,
-          ),
+          auth
+            .refresh(payload.refreshToken)
+            .pipe(
+              Effect.tap(noStore),
+              Effect.catchTags({ InvalidRefreshToken: () => Unauthorized.unauthorized, AuthExternal: authExternal }),
+              dieOnStorageError,
+            ),
         )
     }),
   )
@@ -83,6 +89,7 @@ export const layer = (options: { readonly trustProxy: TrustProxy }) => {
                 InvalidPassword: badPassword,
                 // Unreachable with a valid session; answered like a wrong password all the same.
                 SetupRequired: invalidCredentials,
+                AuthExternal: authExternal,
               }),
               dieOnStorageError,
             ),

@@ -19,6 +19,10 @@ export const queryEmbeddingTimeout = Duration.seconds(2)
  * Semantic recall (issue 11): before a turn, the messages of other threads most relevant to the
  * owner's latest message, with their neighbours, as a system prompt section; after a turn, the
  * new messages embedded in the background when an embedder is configured.
+ *
+ * Contract for an implementation (`Kernel.layer({ memory })`, beside `Memory`): `forTurn` runs
+ * before the model call, so it must be quick and never fail (null on any trouble); `afterTurn`
+ * returns at once, its work in the background.
  */
 export class Recall extends Context.Tag("@aide/kernel/Recall")<
   Recall,

@@ -23,6 +23,12 @@ export interface PluginLoaderOptions extends Partial<LoadOptions> {}
  * and agents registered while it runs. Follows the config live, like MCP servers: enabling,
  * disabling or reconfiguring a plugin takes effect without a restart. Disabled plugins, and
  * plugins with problems (`validationErrors`), are never started: none of their code runs.
+ *
+ * Contract for an implementation (`Kernel.layer({ pluginLoader })`; `NoPlugins` is one): what a
+ * plugin provides reaches the kernel only through `ToolRegistry` (tools, agents) and
+ * `ChannelGateway` (channels), registered while it runs and removed when it stops; the Layer
+ * builds without waiting for plugins; closing its scope stops them. `list` answers
+ * `GET /api/plugins` and never fails.
  */
 export class PluginLoader extends Context.Tag("@aide/kernel/PluginLoader")<
   PluginLoader,

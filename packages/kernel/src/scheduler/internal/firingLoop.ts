@@ -8,16 +8,16 @@ import type { Retirement } from "./retirement.js"
 import type { RuntimeState } from "./runtimeState.js"
 
 /**
- * The firing loop: one fiber computes every due time, fires what is due and sleeps on Effect's
- * `Clock` until the next one, woken early by config changes and finished runs. A failed pass, or
- * a config change that could not be recorded, is logged and retried a minute later: the loop
- * itself never ends (a database hiccup must not silence every schedule until a restart).
+ * One pass of the scheduler: applies the config changes since the previous pass, then fires
+ * every due time (each claimed in the ledger first, so it runs once across passes, processes and
+ * replicas). `step` answers when the next due time is (Infinity: none; 0: the pass failed, it
+ * was logged, try again later). The firing loop runs it forever; `ManualScheduler` on request.
  */
-export const make = (
+export const makeStep = (
   state: RuntimeState,
   firing: Firing,
   retirement: Retirement,
-): Effect.Effect<never, never, AppConfig> =>
+): Effect.Effect<Effect.Effect<number>, never, AppConfig> =>
   Effect.gen(function* () {
     const appConfig = yield* AppConfig
 
@@ -82,8 +82,8 @@ export const make = (
       })
 
     let previous = yield* appConfig.get
-    while (true) {
-      // Wake-ups from before this read are answered by it; later ones wake the sleep below.
+    return Effect.gen(function* () {
+      // Wake-ups from before this read are answered by it; later ones wake the loop's sleep.
       yield* Queue.takeAll(state.wakeUpSignal)
       const config = yield* appConfig.get
       const reconciled =
@@ -99,13 +99,26 @@ export const make = (
         ))
       // Unapplied, the change is tried again (from the same `previous`) on the next pass.
       if (reconciled) previous = config
-      const wake = reconciled
+      return reconciled
         ? yield* tick(config).pipe(
             Effect.catchAllCause((cause) =>
               Effect.as(Effect.logError("scheduler: tick failed; retrying in a minute", cause), 0),
             ),
           )
         : 0
+    })
+  })
+
+/**
+ * The firing loop: one fiber computes every due time, fires what is due and sleeps on Effect's
+ * `Clock` until the next one, woken early by config changes and finished runs. A failed pass, or
+ * a config change that could not be recorded, is logged and retried a minute later: the loop
+ * itself never ends (a database hiccup must not silence every schedule until a restart).
+ */
+export const make = (state: RuntimeState, step: Effect.Effect<number>): Effect.Effect<never> =>
+  Effect.gen(function* () {
+    while (true) {
+      const wake = yield* step
       const now = yield* Clock.currentTimeMillis
       const delay = wake === 0 ? 60_000 : wake - now
       if (delay === Number.POSITIVE_INFINITY) yield* Queue.take(state.wakeUpSignal)

@@ -14,6 +14,8 @@ export interface Retirement {
   readonly retire: (task: ScheduledTaskConfig, runCount: number) => Effect.Effect<void>
   /** Removes queued tasks batch after batch, forever: forked in the layer's scope. */
   readonly worker: Effect.Effect<never>
+  /** Removes the tasks queued so far, now (a scheduler without the worker). */
+  readonly flush: Effect.Effect<void>
 }
 
 /** True when a task with this run count has nothing left to run. */
@@ -53,5 +55,9 @@ export const make: Effect.Effect<Retirement, never, AppConfig> = Effect.gen(func
       )
   })
 
-  return { retire, worker: Effect.forever(Effect.zipRight(Queue.take(signal), retireBatch)) }
+  return {
+    retire,
+    worker: Effect.forever(Effect.zipRight(Queue.take(signal), retireBatch)),
+    flush: Effect.zipRight(Queue.takeAll(signal), retireBatch),
+  }
 })
