@@ -41,6 +41,7 @@ import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as PluginLoader from "./plugins/loader/PluginLoader.js"
 import * as PluginCatalog from "./plugins/PluginCatalog.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
+import type { Leases } from "./replicas/Leases.js"
 import type { RunLedger } from "./scheduler/RunLedger.js"
 import * as Scheduler from "./scheduler/Scheduler.js"
 import * as SqlRunLedger from "./scheduler/SqlRunLedger.js"
@@ -215,6 +216,11 @@ export interface KernelOptions extends ServicesOptions {
   readonly titles?: Layer.Layer<TitleGenerator.TitleGenerator, never, AppConfig.AppConfig | ModelRegistry.ModelRegistry>
   /** Ids and random secrets; default `Ids.layer` (UUID v4, `crypto.randomBytes`). */
   readonly ids?: Layer.Layer<Ids.Ids>
+  /**
+   * Who runs what must run once (scheduler, inbox sweep, channel connections) when several
+   * replicas share the stores, e.g. `PgLeases.layer`; default none: this process runs them all.
+   */
+  readonly leases?: Layer.Layer<Leases, StorageError>
 }
 
 /** Everything the default kernel provides: the services and every Tag they were given. */
@@ -296,6 +302,7 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
     options.rateLimiter ?? RateLimiter.layerMemory,
     options.streamHub ?? StreamHub.layerMemory(),
     modelRegistry,
+    options.leases ?? Layer.empty,
   )
   // SQLite in the data dir is this process's alone: a claim found at start is a crashed run's.
   const memory = { releaseClaimsAtStart: options.storage === undefined, ...options.memory }

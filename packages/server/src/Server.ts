@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as Path from "node:path"
-import { Kernel, SigningSecret, type StorageError, StreamHub } from "@aide/kernel"
+import { Ids, Kernel, type Leases, SigningSecret, type StorageError, StreamHub } from "@aide/kernel"
 import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerResponse, OpenApi } from "@effect/platform"
 // Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -55,6 +55,25 @@ const postgresStorage = (url: Redacted.Redacted<string>): Layer.Layer<SqlClient.
     ),
   )
 
+/**
+ * On PostgreSQL the server may be one of several replicas: the scheduler, the inbox sweep and
+ * channel connections run where the lease is. On the same `storage` Layer (one pool: Layers are
+ * shared by reference within the kernel).
+ */
+const postgresLeases = (
+  storage: Layer.Layer<SqlClient.SqlClient, StorageError.StorageError>,
+  ttlSeconds: number | undefined,
+): Layer.Layer<Leases.Leases, StorageError.StorageError> =>
+  Layer.unwrapEffect(
+    Effect.promise(() => import("@aide/kernel/postgres")).pipe(
+      Effect.map(({ PgLeases }) =>
+        PgLeases.layer(ttlSeconds === undefined ? {} : { ttl: Duration.seconds(ttlSeconds) }).pipe(
+          Layer.provide([storage, Ids.layer]),
+        ),
+      ),
+    ),
+  )
+
 /** `AIDE_PUBLIC_URL` when unset: the listening address (right when browsers reach the server there). */
 const defaultPublicUrl = (options: ServerOptions) =>
   `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${options.port}`
@@ -70,9 +89,10 @@ export const kernelLayer = (options: ServerOptions) =>
             ),
           )
         : undefined
+      const storage = Option.isSome(options.databaseUrl) ? postgresStorage(options.databaseUrl.value) : undefined
       return Kernel.layer({
         dataDir: options.dataDir,
-        ...(Option.isSome(options.databaseUrl) ? { storage: postgresStorage(options.databaseUrl.value) } : {}),
+        ...(storage === undefined ? {} : { storage, leases: postgresLeases(storage, options.leaseTtlSeconds) }),
         ...(signingSecret === undefined ? {} : { signingSecret }),
         env: options.env ?? process.env,
         mcpOAuth: { redirectUrl: callbackUrl(options.publicUrl ?? defaultPublicUrl(options)) },

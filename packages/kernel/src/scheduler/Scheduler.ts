@@ -3,6 +3,7 @@ import type { Chat } from "../chat/Chat.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Ids } from "../ids/Ids.js"
 import type { Inbox } from "../inbox/Inbox.js"
+import * as Leases from "../replicas/Leases.js"
 import type { StorageError } from "../storage/StorageError.js"
 import type { Threads } from "../threads/Threads.js"
 import * as Editor from "./internal/editor.js"
@@ -115,7 +116,8 @@ export const make = (
     if (options.enabled !== false) {
       yield* Effect.forkScoped(retirement.worker)
       yield* Effect.forkScoped(Stream.runForEach(Stream.drop(appConfig.changes, 1), () => state.wakeUp))
-      yield* Effect.forkScoped(FiringLoop.make(state, firing, retirement))
+      // The heartbeat and every task fire from one replica; the ledger still claims each due time once.
+      yield* Leases.forkGuarded("scheduler", FiringLoop.make(state, firing, retirement))
     }
 
     return Scheduler.of(yield* Editor.make(state))

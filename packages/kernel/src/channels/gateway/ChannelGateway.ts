@@ -3,6 +3,7 @@ import type { Chat } from "../../chat/Chat.js"
 import { dataUrlProblem } from "../../chat/DataUrl.js"
 import type { Ids } from "../../ids/Ids.js"
 import { RateLimiter } from "../../ratelimit/RateLimiter.js"
+import * as Leases from "../../replicas/Leases.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import type { Threads } from "../../threads/Threads.js"
 import { ChannelRegistry } from "../ChannelRegistry.js"
@@ -115,7 +116,10 @@ export const make = (options: ChannelGatewayOptions = {}) =>
             send: (message) => notify({ subject: message.subject, body: message.body, threadId: message.threadId }),
           })
         }
-        if (endpoint.realtime !== null) yield* Effect.forkScoped(keepUp(key, endpoint.realtime, options.realtime))
+        // One connection per channel across replicas (two pollers on one bot token fight each other).
+        if (endpoint.realtime !== null) {
+          yield* Leases.forkGuarded(`channel:${key}`, keepUp(key, endpoint.realtime, options.realtime))
+        }
       })
 
     const list = Effect.sync(() =>
