@@ -42,6 +42,8 @@ import * as PluginLoader from "./plugins/loader/PluginLoader.js"
 import * as PluginCatalog from "./plugins/PluginCatalog.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
 import type { Leases } from "./replicas/Leases.js"
+import type { ReplicaSignals } from "./replicas/ReplicaSignals.js"
+import type { ThreadClaims } from "./replicas/ThreadClaims.js"
 import type { RunLedger } from "./scheduler/RunLedger.js"
 import * as Scheduler from "./scheduler/Scheduler.js"
 import * as SqlRunLedger from "./scheduler/SqlRunLedger.js"
@@ -221,6 +223,13 @@ export interface KernelOptions extends ServicesOptions {
    * replicas share the stores, e.g. `PgLeases.layer`; default none: this process runs them all.
    */
   readonly leases?: Layer.Layer<Leases, StorageError>
+  /** "One run per thread" across replicas, e.g. `PgThreadClaims.layer`; default none: chat's own check. */
+  readonly threadClaims?: Layer.Layer<ThreadClaims, StorageError>
+  /**
+   * Messages between replicas (a `stop` for a run on another replica), e.g. `PgReplicaSignals.layer`;
+   * default none. Chat sends and hears them only with `threadClaims`, which tell where a run is.
+   */
+  readonly replicaSignals?: Layer.Layer<ReplicaSignals, StorageError>
 }
 
 /** Everything the default kernel provides: the services and every Tag they were given. */
@@ -303,6 +312,8 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
     options.streamHub ?? StreamHub.layerMemory(),
     modelRegistry,
     options.leases ?? Layer.empty,
+    options.threadClaims ?? Layer.empty,
+    options.replicaSignals ?? Layer.empty,
   )
   // SQLite in the data dir is this process's alone: a claim found at start is a crashed run's.
   const memory = { releaseClaimsAtStart: options.storage === undefined, ...options.memory }

@@ -4,4 +4,6 @@
  */
 
 export * as PgLeases from "./replicas/PgLeases.js"
+export * as PgReplicaSignals from "./replicas/PgReplicaSignals.js"
+export * as PgThreadClaims from "./replicas/PgThreadClaims.js"
 export * as PostgresStorage from "./storage/PostgresStorage.js"

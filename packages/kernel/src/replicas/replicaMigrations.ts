@@ -18,7 +18,17 @@ const leaseTable = Effect.gen(function* () {
   )`
 })
 
-const loader = Migrator.fromRecord({ "0001_leases": leaseTable })
+/** Threads with a run going on some replica: "one run per thread" across replicas. */
+const threadClaimTable = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS aide_thread_claims (
+    thread_id TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    expires_at TIMESTAMPTZ NOT NULL
+  )`
+})
+
+const loader = Migrator.fromRecord({ "0001_leases": leaseTable, "0002_thread_claims": threadClaimTable })
 
 const run = Migrator.make({})({ loader, table: "aide_replica_migrations" })
 
