@@ -63,7 +63,7 @@ export const whileHeld = <E, R>(
     // Held: run `effect` beside a renewal loop that ends (interrupting it) when the lease is lost.
     const hold = Effect.gen(function* () {
       const running = yield* Effect.fork(Effect.ignoreLogged(effect))
-      yield* Effect.logDebug("replicas: lease taken").pipe(Effect.annotateLogs({ lease: name }))
+      yield* Effect.logInfo("replicas: lease taken").pipe(Effect.annotateLogs({ lease: name }))
       yield* Effect.sleep(every).pipe(
         Effect.zipRight(tryAcquire),
         Effect.repeat({ while: (held) => held }),
