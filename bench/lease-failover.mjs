@@ -63,7 +63,9 @@ const startReplica = () =>
     let resolveTaken
     const replica = {
       child,
-      taken: new Promise((r) => (resolveTaken = r)),
+      taken: new Promise((r) => {
+        resolveTaken = r
+      }),
       exited: new Promise((r) => child.on("exit", r)),
     }
     child.on("exit", () => live.delete(child))

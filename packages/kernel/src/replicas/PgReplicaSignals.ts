@@ -17,15 +17,14 @@ export const layer: Layer.Layer<ReplicaSignals, never, PgClient.PgClient> = Laye
     const pg = yield* PgClient.PgClient
     return ReplicaSignals.of({
       publish: (channel, message) =>
-        pg
-          .notify(pgChannel(channel), message)
-          .pipe(
-            Effect.catchAll((error) =>
-              Effect.logWarning("replicas: a signal could not be sent").pipe(
-                Effect.annotateLogs({ channel, error: error.message }),
-              ),
+        // `pg_notify`, not the client's `notify`: `NOTIFY` takes no bound parameters.
+        pg`SELECT pg_notify(${pgChannel(channel)}, ${message})`.pipe(
+          Effect.catchAll((error) =>
+            Effect.logWarning("replicas: a signal could not be sent").pipe(
+              Effect.annotateLogs({ channel, error: error.message }),
             ),
           ),
+        ),
       subscribe: (channel) =>
         pg.listen(pgChannel(channel)).pipe(
           Stream.tapError((error) =>
