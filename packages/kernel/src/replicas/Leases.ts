@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Fiber, Layer, Option, Schedule, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, Either, Fiber, Layer, Option, Schedule, type Scope } from "effect"
 import type { StorageError } from "../storage/StorageError.js"
 
 /**
@@ -35,9 +35,9 @@ export const layerLocal: Layer.Layer<Leases> = Layer.succeed(
 
 /**
  * Runs `effect` only while this replica holds lease `name`: it is tried every third of the
- * lease's time to live, renewed as often while held, and `effect` is interrupted as soon as a
- * renewal fails (lost to another replica, or the database unreachable: past the lease's expiry
- * another replica may already hold it). Ends only when interrupted, handing the lease back.
+ * lease's time to live, renewed as often while held, and `effect` is interrupted as soon as the
+ * lease is lost: another replica holds it, or renewals failed (database unreachable) until it
+ * may have expired, when another replica may take it. Ends only when interrupted, handing the lease back.
  */
 export const whileHeld = <E, R>(
   name: string,
@@ -49,35 +49,49 @@ export const whileHeld = <E, R>(
       yield* Effect.ignoreLogged(effect)
       return yield* Effect.never
     }
-    const every = Duration.millis(Math.max(50, Math.floor(Duration.toMillis(leases.ttl) / 3)))
-    const tryAcquire = leases
-      .acquire(name)
-      .pipe(
-        Effect.catchAll((error) =>
-          Effect.logWarning("replicas: lease renewal failed").pipe(
-            Effect.annotateLogs({ lease: name, error: error.message }),
-            Effect.as(false),
-          ),
-        ),
+    const ttlMillis = Duration.toMillis(leases.ttl)
+    const everyMillis = Math.max(50, Math.floor(ttlMillis / 3))
+    const every = Duration.millis(everyMillis)
+    const failed = (error: StorageError) =>
+      Effect.logWarning("replicas: lease renewal failed").pipe(
+        Effect.annotateLogs({ lease: name, error: error.message }),
       )
-    // Held: run `effect` beside a renewal loop that ends (interrupting it) when the lease is lost.
-    const hold = Effect.gen(function* () {
-      const running = yield* Effect.fork(Effect.ignoreLogged(effect))
-      yield* Effect.logInfo("replicas: lease taken").pipe(Effect.annotateLogs({ lease: name }))
-      yield* Effect.sleep(every).pipe(
-        Effect.zipRight(tryAcquire),
-        Effect.repeat({ while: (held) => held }),
-        Effect.ensuring(Fiber.interrupt(running)),
-        // Interrupted (shutdown): hand the lease back so another replica takes it without waiting.
-        Effect.onInterrupt(() => Effect.ignore(leases.release(name))),
-      )
-      yield* Effect.logInfo("replicas: lease lost").pipe(Effect.annotateLogs({ lease: name }))
+    // Held since `takenAt`: run `effect` beside a renewal loop that ends (interrupting it) when
+    // the lease is lost: another replica holds it, or renewals failed until it may have expired.
+    // One failed renewal (a slow database, a busy event loop) is retried while the lease still runs.
+    const hold = (takenAt: number) =>
+      Effect.gen(function* () {
+        const running = yield* Effect.fork(Effect.ignoreLogged(effect))
+        yield* Effect.logInfo("replicas: lease taken").pipe(Effect.annotateLogs({ lease: name }))
+        const renewals = Effect.gen(function* () {
+          let renewedAt = takenAt
+          for (;;) {
+            yield* Effect.sleep(every)
+            const startedAt = yield* Clock.currentTimeMillis
+            const renewed = yield* Effect.either(leases.acquire(name))
+            if (Either.isRight(renewed)) {
+              if (!renewed.right) return
+              renewedAt = startedAt
+              continue
+            }
+            yield* failed(renewed.left)
+            const now = yield* Clock.currentTimeMillis
+            if (now + everyMillis >= renewedAt + ttlMillis) return
+          }
+        })
+        yield* renewals.pipe(
+          Effect.ensuring(Fiber.interrupt(running)),
+          // Interrupted (shutdown): hand the lease back so another replica takes it without waiting.
+          Effect.onInterrupt(() => Effect.ignore(leases.release(name))),
+        )
+        yield* Effect.logInfo("replicas: lease lost").pipe(Effect.annotateLogs({ lease: name }))
+      })
+    const tryAcquire = Effect.gen(function* () {
+      const startedAt = yield* Clock.currentTimeMillis
+      const taken = yield* leases.acquire(name).pipe(Effect.catchAll((error) => Effect.as(failed(error), false)))
+      if (taken) yield* hold(startedAt)
     })
-    return yield* tryAcquire.pipe(
-      Effect.flatMap((held) => (held ? hold : Effect.void)),
-      Effect.repeat(Schedule.spaced(every)),
-      Effect.zipRight(Effect.never),
-    )
+    return yield* tryAcquire.pipe(Effect.repeat(Schedule.spaced(every)), Effect.zipRight(Effect.never))
   })
 
 /**

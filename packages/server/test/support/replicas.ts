@@ -24,7 +24,7 @@ const jwtSecret = "replica-test-secret-0123456789abcdef0123456789"
 
 /**
  * The harness: a fresh database, `count` replicas started one after the other (the first
- * migrates), each with its own data directory, short leases (`AIDE_LEASE_TTL`, 1 s) and `env`.
+ * migrates), each with its own data directory, short leases (`AIDE_LEASE_TTL`, 2 s) and `env`.
  */
 export const startReplicas = async (count: number, env: Record<string, string>): Promise<Replicas> => {
   const database = await createTestDatabase()
@@ -37,7 +37,7 @@ export const startReplicas = async (count: number, env: Record<string, string>):
       AIDE_DATA_DIR: dataDir,
       DATABASE_URL: database.url,
       AIDE_JWT_SECRET: jwtSecret,
-      AIDE_LEASE_TTL: "1",
+      AIDE_LEASE_TTL: "2",
       AIDE_LOG_FORMAT: "json",
       ...env,
       ...extra,
