@@ -9,7 +9,7 @@
 // Needs packages/server/dist (npx -y pnpm@10.20.0 --filter @aide/server... run build).
 
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -21,7 +21,9 @@ const adminUrl = process.env.AIDE_TEST_DATABASE_URL ?? "postgres://postgres@127.
 const rounds = Number(process.env.ROUNDS ?? 5)
 const ttl = process.env.AIDE_LEASE_TTL ?? "5"
 // The kernel's PostgreSQL driver, as @effect/sql-pg resolves it.
-const requireFromSqlPg = createRequire(path.join(root, "packages/kernel/node_modules/@effect/sql-pg/package.json"))
+const requireFromSqlPg = createRequire(
+  realpathSync(path.join(root, "packages/kernel/node_modules/@effect/sql-pg/package.json")),
+)
 const { Client } = requireFromSqlPg("pg")
 
 const admin = async (statement) => {
