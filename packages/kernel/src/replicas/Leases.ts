@@ -94,8 +94,19 @@ export const whileHeld = <E, R>(
     return yield* tryAcquire.pipe(Effect.repeat(Schedule.spaced(every)), Effect.zipRight(Effect.never))
   })
 
+/** `whileHeld` with `leases` when there are some, else `effect` itself: one process runs everything. */
+export const guarded = <E, R>(
+  leases: Option.Option<Leases["Type"]>,
+  name: string,
+  effect: Effect.Effect<unknown, E, R>,
+): Effect.Effect<unknown, E, R> =>
+  Option.match(leases, {
+    onNone: () => effect,
+    onSome: (service) => Effect.provideService(whileHeld(name, effect), Leases, service),
+  })
+
 /**
- * `whileHeld` when a `Leases` service is in the context, else `effect` itself (forever): the
+ * `guarded` with the `Leases` service of the context, if any, forked in the current scope: the
  * kernel's services run alone unless the host gives them leases (`Kernel.layer`'s `leases`).
  */
 export const forkGuarded = <E, R>(
@@ -103,9 +114,5 @@ export const forkGuarded = <E, R>(
   effect: Effect.Effect<unknown, E, R>,
 ): Effect.Effect<void, never, R | Scope.Scope> =>
   Effect.flatMap(Effect.serviceOption(Leases), (leases) =>
-    Option.match(leases, {
-      onNone: () => Effect.asVoid(Effect.forkScoped(effect)),
-      onSome: (service) =>
-        Effect.asVoid(Effect.forkScoped(Effect.provideService(whileHeld(name, effect), Leases, service))),
-    }),
+    Effect.asVoid(Effect.forkScoped(guarded(leases, name, effect))),
   )

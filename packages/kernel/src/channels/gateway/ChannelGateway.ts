@@ -90,6 +90,8 @@ export const make = (options: ChannelGatewayOptions = {}) =>
     const queues = yield* ConversationQueues.make(options.queueCapacity ?? 16)
     const endpoints = new Map<string, ChannelEndpoint>()
     const webhooks = Webhooks.make(yield* RateLimiter, options.webhooks)
+    // Taken from the gateway's own context: `register` runs in its caller's (a plugin's fibers).
+    const leases = yield* Effect.serviceOption(Leases.Leases)
 
     const register = (endpoint: ChannelEndpoint) =>
       Effect.gen(function* () {
@@ -118,7 +120,9 @@ export const make = (options: ChannelGatewayOptions = {}) =>
         }
         // One connection per channel across replicas (two pollers on one bot token fight each other).
         if (endpoint.realtime !== null) {
-          yield* Leases.forkGuarded(`channel:${key}`, keepUp(key, endpoint.realtime, options.realtime))
+          yield* Effect.forkScoped(
+            Leases.guarded(leases, `channel:${key}`, keepUp(key, endpoint.realtime, options.realtime)),
+          )
         }
       })
 
