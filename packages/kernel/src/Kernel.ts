@@ -80,6 +80,9 @@ export const layer = <SchedulerExtra = never>(
     options.rateLimiter ?? RateLimiter.layerMemory,
     options.streamHub ?? StreamHub.layerMemory(),
     modelRegistry,
+    options.leases ?? Layer.empty,
+    options.threadClaims ?? Layer.empty,
+    options.replicaSignals ?? Layer.empty,
   )
   // SQLite in the data dir is this process's alone: a claim found at start is a crashed run's.
   const releaseClaimsAtStart = options.releaseClaimsAtStart ?? options.storage === undefined

@@ -1,10 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as Path from "node:path"
-import { Kernel, SigningSecret, type StorageError, StreamHub } from "@aide/kernel"
+import { Kernel, SigningSecret, StreamHub } from "@aide/kernel"
 import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerResponse, OpenApi } from "@effect/platform"
 // Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import type { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AideApi } from "./api/AideApi.js"
 import { callbackUrl } from "./api/McpOAuthApi.js"
@@ -31,6 +30,7 @@ import * as RateLimit from "./http/RateLimit.js"
 import * as SlowClients from "./http/SlowClients.js"
 import * as Webhooks from "./http/Webhooks.js"
 import { bundledPluginFolders } from "./process/BundledPlugins.js"
+import { postgresReplicas, postgresStorage } from "./process/PostgresLayers.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { version } from "./version.js"
 
@@ -47,14 +47,6 @@ export interface ServerOptions extends ServerConfig {
   readonly consoleDir?: string
 }
 
-/** PostgreSQL is loaded only when asked for, so SQLite servers never pay for the driver. */
-const postgresStorage = (url: Redacted.Redacted<string>): Layer.Layer<SqlClient.SqlClient, StorageError.StorageError> =>
-  Layer.unwrapEffect(
-    Effect.promise(() => import("@aide/kernel/postgres")).pipe(
-      Effect.map(({ PostgresStorage }) => PostgresStorage.layer({ url })),
-    ),
-  )
-
 /** `AIDE_PUBLIC_URL` when unset: the listening address (right when browsers reach the server there). */
 const defaultPublicUrl = (options: ServerOptions) =>
   `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${options.port}`
@@ -70,9 +62,12 @@ export const kernelLayer = (options: ServerOptions) =>
             ),
           )
         : undefined
+      const storage = Option.isSome(options.databaseUrl)
+        ? postgresStorage(options.databaseUrl.value, options.databaseTimeoutSeconds)
+        : undefined
       return Kernel.layer({
         dataDir: options.dataDir,
-        ...(Option.isSome(options.databaseUrl) ? { storage: postgresStorage(options.databaseUrl.value) } : {}),
+        ...(storage === undefined ? {} : { storage, ...postgresReplicas(storage, options.leaseTtlSeconds) }),
         ...(signingSecret === undefined ? {} : { signingSecret }),
         env: options.env ?? process.env,
         mcpOAuth: { redirectUrl: callbackUrl(options.publicUrl ?? defaultPublicUrl(options)) },

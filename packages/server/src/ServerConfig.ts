@@ -43,6 +43,10 @@ export interface ServerConfig {
   readonly publicBodyTimeoutSeconds?: number | undefined
   /** `AIDE_PUBLIC_MAX_REQUESTS_PER_CLIENT`, default 10: open requests of one client on the public routes. */
   readonly publicMaxRequestsPerClient?: number | undefined
+  /** `AIDE_DATABASE_TIMEOUT` in seconds, default 5 (PostgreSQL only): longest wait for a connection before a 503. */
+  readonly databaseTimeoutSeconds?: number | undefined
+  /** `AIDE_LEASE_TTL` in seconds, default 5 (PostgreSQL only): how long a dead replica's leases outlive it. */
+  readonly leaseTtlSeconds?: number | undefined
   /** `AIDE_PLUGINS_PATH`: absolute plugin folders (or folders of them), `:`-separated, besides `<dataDir>/plugins`. */
   readonly pluginsPath?: ReadonlyArray<string> | undefined
 }
@@ -115,6 +119,12 @@ export const fromEnv: Config.Config<ServerConfig> = Config.all({
   publicUrl: Config.string("AIDE_PUBLIC_URL").pipe(
     Config.withDefault(""),
     Config.map((url) => (url === "" ? undefined : url.replace(/\/+$/, ""))),
+  ),
+  databaseTimeoutSeconds: Config.option(Config.number("AIDE_DATABASE_TIMEOUT").pipe(Config.validate(positive))).pipe(
+    Config.map(Option.getOrUndefined),
+  ),
+  leaseTtlSeconds: Config.option(Config.number("AIDE_LEASE_TTL").pipe(Config.validate(positive))).pipe(
+    Config.map(Option.getOrUndefined),
   ),
   pluginsPath: Config.string("AIDE_PLUGINS_PATH").pipe(
     Config.withDefault(""),

@@ -119,7 +119,7 @@ export const make = (options: ChatOptions = {}) =>
     const ids = yield* Ids
     // Runs belong to the service's scope, so they outlive the requests that start them.
     const fibers = yield* FiberSet.make()
-    const runningRuns = RunningRuns.make(yield* StreamHub)
+    const runningRuns = yield* RunningRuns.make(yield* StreamHub)
     const persistence = yield* RunPersistence.make
     const starter = yield* RunStarter.make(
       {

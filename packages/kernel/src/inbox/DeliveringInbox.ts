@@ -2,6 +2,7 @@ import { Cause, Clock, Duration, Effect, FiberMap, Layer, Option, Schedule, type
 import { ChannelDeliveryError } from "../channels/Channel.js"
 import { ChannelRegistry } from "../channels/ChannelRegistry.js"
 import { Ids } from "../ids/Ids.js"
+import * as Leases from "../replicas/Leases.js"
 import {
   Inbox,
   type InboxMessage,
@@ -146,7 +147,8 @@ export const make = (
       for (const id of yield* store.pendingUnleased(yield* now, sweepBatch)) yield* startDelivery(id)
     }).pipe(Effect.catchAllCause((cause) => Effect.logError("inbox: sweep of pending deliveries failed", cause)))
 
-    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced(sweepInterval)))
+    // One sweeping replica is enough (deliveries are leased per message anyway); a new holder sweeps at once.
+    yield* Leases.forkGuarded("inbox-sweep", Effect.repeat(sweep, Schedule.spaced(sweepInterval)))
 
     const notFound = (id: string) => () => Effect.fail(new InboxMessageNotFound({ messageId: id }))
 

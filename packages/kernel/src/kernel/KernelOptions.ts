@@ -19,6 +19,9 @@ import type { ObservationStore } from "../memory/observational/ObservationStore.
 import type * as RecallIndex from "../memory/recall/RecallIndex.js"
 import type * as ModelRegistry from "../models/ModelRegistry.js"
 import type * as RateLimiter from "../ratelimit/RateLimiter.js"
+import type { Leases } from "../replicas/Leases.js"
+import type { ReplicaSignals } from "../replicas/ReplicaSignals.js"
+import type { ThreadClaims } from "../replicas/ThreadClaims.js"
 import type { RunLedger } from "../scheduler/RunLedger.js"
 import type { StorageError } from "../storage/StorageError.js"
 import type { Threads } from "../threads/Threads.js"
@@ -99,6 +102,18 @@ export interface KernelOptions<SchedulerExtra = never> extends ServicesOptions<S
   readonly titles?: Layer.Layer<TitleGenerator.TitleGenerator, never, AppConfig.AppConfig | ModelRegistry.ModelRegistry>
   /** Ids and random secrets; default `Ids.layer` (UUID v4, `crypto.randomBytes`). */
   readonly ids?: Layer.Layer<Ids.Ids>
+  /**
+   * Who runs what must run once (scheduler, inbox sweep, channel connections) when several
+   * replicas share the stores, e.g. `PgLeases.layer`; default none: this process runs them all.
+   */
+  readonly leases?: Layer.Layer<Leases, StorageError>
+  /** "One run per thread" across replicas, e.g. `PgThreadClaims.layer`; default none: chat's own check. */
+  readonly threadClaims?: Layer.Layer<ThreadClaims, StorageError>
+  /**
+   * Messages between replicas (a `stop` for a run on another replica), e.g. `PgReplicaSignals.layer`;
+   * default none. Chat sends and hears them only with `threadClaims`, which tell where a run is.
+   */
+  readonly replicaSignals?: Layer.Layer<ReplicaSignals, StorageError>
 }
 
 /** Everything the default kernel provides: the services and every Tag they were given. */

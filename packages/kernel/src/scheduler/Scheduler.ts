@@ -3,6 +3,7 @@ import type { Chat } from "../chat/Chat.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Ids } from "../ids/Ids.js"
 import type { Inbox } from "../inbox/Inbox.js"
+import * as Leases from "../replicas/Leases.js"
 import type { StorageError } from "../storage/StorageError.js"
 import type { Threads } from "../threads/Threads.js"
 import * as Editor from "./internal/editor.js"
@@ -139,7 +140,8 @@ export const makeParts = (
         const appConfig = yield* AppConfig
         yield* Effect.forkScoped(retirement.worker)
         yield* Effect.forkScoped(Stream.runForEach(Stream.drop(appConfig.changes, 1), () => state.wakeUp))
-        yield* Effect.forkScoped(FiringLoop.make(state, step))
+        // The heartbeat and every task fire from one replica; the ledger still claims each due time once.
+        yield* Leases.forkGuarded("scheduler", FiringLoop.make(state, step))
       }),
     }
   })

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Layer, type Redacted } from "effect"
+import { Duration, Layer, type Redacted } from "effect"
 import { StorageError } from "./StorageError.js"
 
 export interface PostgresStorageOptions {
@@ -8,16 +8,25 @@ export interface PostgresStorageOptions {
   readonly url: Redacted.Redacted<string>
   /** Pool size; default 10. */
   readonly maxConnections?: number
+  /**
+   * Longest wait for a connection (a new one, or a free one of a busy pool): past it the query
+   * fails (`StorageError`, the server's 503) instead of hanging while PostgreSQL is unreachable;
+   * default 5 s.
+   */
+  readonly acquireTimeout?: Duration.DurationInput
 }
 
 /**
  * PostgreSQL storage for scale-out: several server replicas share one database. Provides the
- * connection pool only; the SQL stores migrate the schema (the migrator's lock makes
+ * connection pool only (as `PgClient` too, for `PgReplicaSignals`); the SQL stores migrate the schema (the migrator's lock makes
  * concurrent starts of replicas safe).
  */
-export const layer = (options: PostgresStorageOptions): Layer.Layer<SqlClient.SqlClient, StorageError> =>
+export const layer = (
+  options: PostgresStorageOptions,
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, StorageError> =>
   PgClient.layer({
     url: options.url,
     maxConnections: options.maxConnections ?? 10,
+    connectTimeout: options.acquireTimeout ?? Duration.seconds(5),
     applicationName: "aide",
   }).pipe(Layer.mapError((cause) => new StorageError({ message: "preparing the PostgreSQL database failed", cause })))

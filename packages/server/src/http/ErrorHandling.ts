@@ -3,6 +3,7 @@ import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Cause, Effect, Option } from "effect"
 import { wireErrorTags } from "../api/ApiErrors.js"
 import { checkJsonText, describeJsonBodyProblem, urlHasNul } from "./JsonLimits.js"
+import { isStorageUnavailable, retryAfterSeconds } from "./StorageUnavailable.js"
 import { describeDecodeError } from "./ValidationProblems.js"
 import { isWebhookPath } from "./Webhooks.js"
 
@@ -123,6 +124,13 @@ export const layer = (options: ErrorHandlingOptions) =>
             return Effect.failCause(cause)
           }
           if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          // PostgreSQL out of reach: the client retries later (the pool's acquire timeout bounds the wait).
+          if (isStorageUnavailable(failure)) {
+            return Effect.logWarning("database unavailable").pipe(
+              Effect.annotateLogs({ method: request.method, url: request.url.split("?")[0] }),
+              Effect.as(errorResponse(503, "storage_unavailable", { "retry-after": String(retryAfterSeconds) })),
+            )
+          }
           const requestId = `${requestIdPrefix}-${(++requestCounter).toString(36)}`
           return Effect.logError("unexpected failure", cause).pipe(
             Effect.annotateLogs({ requestId, method: request.method, url: request.url.split("?")[0] }),

@@ -3,6 +3,7 @@ import type { Chat } from "../../chat/Chat.js"
 import { dataUrlProblem } from "../../chat/DataUrl.js"
 import type { Ids } from "../../ids/Ids.js"
 import { RateLimiter } from "../../ratelimit/RateLimiter.js"
+import * as Leases from "../../replicas/Leases.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import type { Threads } from "../../threads/Threads.js"
 import { ChannelRegistry } from "../ChannelRegistry.js"
@@ -89,6 +90,8 @@ export const make = (options: ChannelGatewayOptions = {}) =>
     const queues = yield* ConversationQueues.make(options.queueCapacity ?? 16)
     const endpoints = new Map<string, ChannelEndpoint>()
     const webhooks = Webhooks.make(yield* RateLimiter, options.webhooks)
+    // Taken from the gateway's own context: `register` runs in its caller's (a plugin's fibers).
+    const leases = yield* Effect.serviceOption(Leases.Leases)
 
     const register = (endpoint: ChannelEndpoint) =>
       Effect.gen(function* () {
@@ -115,7 +118,12 @@ export const make = (options: ChannelGatewayOptions = {}) =>
             send: (message) => notify({ subject: message.subject, body: message.body, threadId: message.threadId }),
           })
         }
-        if (endpoint.realtime !== null) yield* Effect.forkScoped(keepUp(key, endpoint.realtime, options.realtime))
+        // One connection per channel across replicas (two pollers on one bot token fight each other).
+        if (endpoint.realtime !== null) {
+          yield* Effect.forkScoped(
+            Leases.guarded(leases, `channel:${key}`, keepUp(key, endpoint.realtime, options.realtime)),
+          )
+        }
       })
 
     const list = Effect.sync(() =>
