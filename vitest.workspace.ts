@@ -6,6 +6,7 @@ import type { TestProjectConfiguration } from "vitest/config"
 const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url))
 const alias = [
   { find: /^@aide\/kernel\/postgres$/, replacement: source("kernel/src/postgres.ts") },
+  { find: /^@aide\/kernel\/redis$/, replacement: source("kernel/src/redis.ts") },
   { find: /^@aide\/kernel$/, replacement: source("kernel/src/index.ts") },
   { find: /^@aide\/client$/, replacement: source("client/src/index.ts") },
   { find: /^@aide\/server$/, replacement: source("server/src/index.ts") },

@@ -41,6 +41,7 @@ import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as PluginLoader from "./plugins/loader/PluginLoader.js"
 import * as PluginCatalog from "./plugins/PluginCatalog.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
+import type { ReplicaSignals } from "./replicas/ReplicaSignals.js"
 import type { RunLedger } from "./scheduler/RunLedger.js"
 import * as Scheduler from "./scheduler/Scheduler.js"
 import * as SqlRunLedger from "./scheduler/SqlRunLedger.js"
@@ -211,6 +212,11 @@ export interface KernelOptions extends ServicesOptions {
   readonly modelRegistry?: Layer.Layer<ModelRegistry.ModelRegistry>
   /** Live chat streams; default: in this process's memory, replayable 60 s after they finish. */
   readonly streamHub?: Layer.Layer<StreamHub.StreamHub>
+  /**
+   * Messages between replicas (e.g. `RedisSignals.layer`): session revocations and config
+   * changes reach every replica. Default none: one process has nothing to tell.
+   */
+  readonly replicaSignals?: Layer.Layer<ReplicaSignals>
   /** Thread titles; default: asked of the operator model (`TitleGenerator.layerModel`). */
   readonly titles?: Layer.Layer<TitleGenerator.TitleGenerator, never, AppConfig.AppConfig | ModelRegistry.ModelRegistry>
   /** Ids and random secrets; default `Ids.layer` (UUID v4, `crypto.randomBytes`). */
@@ -296,6 +302,7 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
     options.rateLimiter ?? RateLimiter.layerMemory,
     options.streamHub ?? StreamHub.layerMemory(),
     modelRegistry,
+    options.replicaSignals ?? Layer.empty,
   )
   // SQLite in the data dir is this process's alone: a claim found at start is a crashed run's.
   const memory = { releaseClaimsAtStart: options.storage === undefined, ...options.memory }
