@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, type Redacted, Redacted as R, Runtime } from "effect"
+import { Context, Effect, Layer, Redacted as R, type Redacted, Runtime } from "effect"
 import { Redis } from "ioredis"
 
 export interface RedisOptions {

@@ -1,5 +1,5 @@
 import { Duration, Effect, Layer } from "effect"
-import { type RateLimit, type RateLimitDecision, RateLimiter, makeMemory } from "../ratelimit/RateLimiter.js"
+import { makeMemory, type RateLimit, type RateLimitDecision, RateLimiter } from "../ratelimit/RateLimiter.js"
 import { RedisConnection } from "./RedisConnection.js"
 
 /**

@@ -6,8 +6,8 @@ import {
   defaultWriteBudget,
   makeMemory,
   StreamActive,
-  StreamHub,
   type StreamEvent,
+  StreamHub,
   type StreamHubOptions,
   type StreamSink,
   type StreamWriter,
@@ -149,6 +149,19 @@ export const make = (options: RedisStreamHubOptions = {}) =>
       )
 
     /**
+     * A client may have read event n from the run's replica a moment before Redis (or this
+     * replica's mirror) has it: wait for it (a second at most), or the resume would start over.
+     */
+    const caughtUp = (live: LiveStream, afterEventId: number | undefined) =>
+      afterEventId === undefined
+        ? Effect.void
+        : Effect.sleep(Duration.millis(5)).pipe(
+            Effect.repeat({ until: () => live.finished || live.events.length >= afterEventId, times: 200 }),
+            Effect.when(() => !live.finished && live.events.length < afterEventId),
+            Effect.asVoid,
+          )
+
+    /**
      * A run of this replica: served from memory. Otherwise Redis's copy, which is the latest run
      * of the thread wherever it ran (a finished one kept here may be older); this replica's
      * memory again when Redis has none (or is away).
@@ -163,7 +176,9 @@ export const make = (options: RedisStreamHubOptions = {}) =>
         running
           ? here
           : Effect.flatMap(mirrors.find(threadId, afterEventId), (mirror) =>
-              Option.isSome(mirror) ? remote(mirror.value) : here,
+              Option.isSome(mirror)
+                ? Effect.zipRight(caughtUp(mirror.value, afterEventId), remote(mirror.value))
+                : here,
             ),
       )
 
