@@ -2,8 +2,8 @@ import { Context, Effect, Either, Layer, type Stream, SubscriptionRef } from "ef
 import { ModelRegistry } from "../models/ModelRegistry.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { ConfigValidationError } from "./ConfigErrors.js"
-import * as ConfigSignals from "./ConfigSignals.js"
 import { type AppConfigDocument, redactedSecret } from "./ConfigModel.js"
+import * as ConfigSignals from "./ConfigSignals.js"
 import * as ConfigStore from "./ConfigStore.js"
 import { isJsonObject, type JsonObject, mergePatch, setKey } from "./MergePatch.js"
 import * as StoredConfig from "./StoredConfig.js"
@@ -227,7 +227,10 @@ const build = Effect.gen(function* () {
   )
 
   const service = AppConfig.of({ get: SubscriptionRef.get(current), patch, modify, changes: current.changes })
-  return { service, reread, announceWith: (effect: Effect.Effect<void>) => void (announce = effect) }
+  const announceWith = (effect: Effect.Effect<void>) => {
+    announce = effect
+  }
+  return { service, reread, announceWith }
 })
 
 export const make = Effect.map(build, ({ service }) => service)

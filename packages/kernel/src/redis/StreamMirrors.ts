@@ -117,7 +117,7 @@ export const make = (redis: RedisConnection["Type"], writeBudget: number, maxWin
       loading.withPermits(1)(
         Effect.gen(function* () {
           const known = running.get(threadId)
-          const live = known !== undefined && known.resumable(afterEventId) ? Option.some(known) : yield* load(threadId)
+          const live = known?.resumable(afterEventId) ? Option.some(known) : yield* load(threadId)
           return Option.filter(live, (found) => found.resumable(afterEventId))
         }),
       )
