@@ -26,6 +26,7 @@ local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) > now then return 0 end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('DEL', KEYS[2])
 redis.call('XADD', KEYS[2], '${startId}', 'start', '1')
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
@@ -51,12 +52,11 @@ if score and tonumber(score) > now then return 1 end
 return 0
 `
 
-/** The threads whose lease holds; lapsed ones are swept. KEYS: active. */
+/** The threads whose lease holds (read-only: lapsed ones are swept by the next open). KEYS: active. */
 export const activeScript = `
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-return redis.call('ZRANGE', KEYS[1], 0, -1)
+return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
 `
 
 export type Entry =
