@@ -195,4 +195,21 @@ describe.skipIf(process.env.AIDE_TEST_DATABASE_URL === undefined)("two replicas 
     )
     expect(Date.now() - started).toBeLessThan(1_000)
   })
+
+  it("a task created on B is listed by A's scheduler within a second, with its next run", async () => {
+    const created = await request(`${b.url}/api/schedule`, {
+      method: "POST",
+      token: b.token,
+      body: { name: "Digest", prompt: "Summarise", cron: "0 8 * * *", timezone: "Europe/Berlin", enabled: false },
+    })
+    expect(created.status).toBe(201)
+    const listed = await eventually(
+      async () => {
+        const tasks = (await request(`${a.url}/api/schedule`, { token: a.token })).body.tasks as Array<{ id: string }>
+        return tasks.find((task) => task.id === created.body.id)
+      },
+      { timeoutMs: 1_000 },
+    )
+    expect(listed).toEqual(created.body)
+  })
 })
