@@ -7,6 +7,7 @@ const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, imp
 const alias = [
   { find: /^@aide\/kernel\/internal$/, replacement: source("kernel/src/internal.ts") },
   { find: /^@aide\/kernel\/postgres$/, replacement: source("kernel/src/postgres.ts") },
+  { find: /^@aide\/kernel\/redis$/, replacement: source("kernel/src/redis.ts") },
   { find: /^@aide\/kernel$/, replacement: source("kernel/src/index.ts") },
   { find: /^@aide\/client$/, replacement: source("client/src/index.ts") },
   { find: /^@aide\/server$/, replacement: source("server/src/index.ts") },

@@ -4,7 +4,7 @@ import { defineConfig } from "tsup"
 const jsOnly = process.env.AIDE_BUILD === "js"
 
 export default defineConfig({
-  entry: { index: "src/index.ts", internal: "src/internal.ts", postgres: "src/postgres.ts" },
+  entry: { index: "src/index.ts", internal: "src/internal.ts", postgres: "src/postgres.ts", redis: "src/redis.ts" },
   format: ["esm"],
   dts: !jsOnly,
   sourcemap: true,

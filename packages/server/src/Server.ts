@@ -31,7 +31,8 @@ import * as SlowClients from "./http/SlowClients.js"
 import * as Webhooks from "./http/Webhooks.js"
 import { bundledPluginFolders } from "./process/BundledPlugins.js"
 import { postgresReplicas, postgresStorage } from "./process/PostgresLayers.js"
-import type { ServerConfig } from "./ServerConfig.js"
+import { redisMechanisms } from "./ScaleOut.js"
+import { replicasProblem, type ServerConfig } from "./ServerConfig.js"
 import { version } from "./version.js"
 
 export interface ServerOptions extends ServerConfig {
@@ -55,6 +56,14 @@ const defaultPublicUrl = (options: ServerOptions) =>
 export const kernelLayer = (options: ServerOptions) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
+      const problem = replicasProblem(options)
+      if (problem !== undefined) return yield* Effect.dieMessage(problem)
+      const hub: StreamHub.StreamHubOptions = {
+        ...(options.streamMaxSubscribersPerStream === undefined
+          ? {}
+          : { maxSubscribersPerStream: options.streamMaxSubscribersPerStream }),
+        ...(options.streamMaxSubscribers === undefined ? {} : { maxSubscribers: options.streamMaxSubscribers }),
+      }
       const signingSecret = Option.isSome(options.jwtSecret)
         ? yield* SigningSecret.fromString(Redacted.value(options.jwtSecret.value)).pipe(
             Effect.mapError(
@@ -77,12 +86,8 @@ export const kernelLayer = (options: ServerOptions) =>
           bundled: bundledPluginFolders(),
           env: options.env ?? process.env,
         },
-        streamHub: StreamHub.layerMemory({
-          ...(options.streamMaxSubscribersPerStream === undefined
-            ? {}
-            : { maxSubscribersPerStream: options.streamMaxSubscribersPerStream }),
-          ...(options.streamMaxSubscribers === undefined ? {} : { maxSubscribers: options.streamMaxSubscribers }),
-        }),
+        streamHub: StreamHub.layerMemory(hub),
+        ...(yield* redisMechanisms(options, hub)),
         ...options.kernel,
         // Run bounds from the environment; a kernel override (tests) wins field by field.
         chat: {

@@ -13,6 +13,12 @@ export interface ServerConfig {
   readonly dataDir: string
   /** `DATABASE_URL`: PostgreSQL instead of SQLite. */
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  /** `REDIS_URL`: live chat streams, rate limits and replica signals in Redis (scale-out). */
+  readonly redisUrl?: Option.Option<Redacted.Redacted<string>> | undefined
+  /** `AIDE_REDIS_PREFIX`, default `aide:`: prepended to every Redis key and channel. */
+  readonly redisKeyPrefix?: string | undefined
+  /** `AIDE_REPLICAS`: `one` (default) or `many`, which needs `DATABASE_URL` and `REDIS_URL`. */
+  readonly replicas?: "one" | "many" | undefined
   /** `AIDE_JWT_SECRET` (≥ 32 bytes): else generated into the data directory. */
   readonly jwtSecret: Option.Option<Redacted.Redacted<string>>
   /** `AIDE_TRUST_PROXY`: how many proxy hops of `X-Forwarded-For` to believe (see ClientAddress). */
@@ -77,15 +83,48 @@ const checkDatabaseUrl = (url: string) => {
       )
 }
 
+/** Like `checkDatabaseUrl`: a Redis URL, never repeated in the message. */
+const checkRedisUrl = (url: string) => {
+  const expected = "expected redis://[:password@]host:6379[/db] or rediss://… (TLS)"
+  let protocol: string
+  try {
+    protocol = new URL(url).protocol
+  } catch {
+    return Either.left(ConfigError.InvalidData([], `REDIS_URL is not a URL (${expected})`))
+  }
+  return protocol === "redis:" || protocol === "rediss:"
+    ? Either.right(url)
+    : Either.left(ConfigError.InvalidData([], `REDIS_URL names a ${protocol.slice(0, -1)} server (${expected})`))
+}
+
+/**
+ * Several replicas share state only through PostgreSQL and Redis: a replica on SQLite, or
+ * without Redis, would silently keep its own (the mode is explicit: a replica count cannot be
+ * guessed). The reason why the start is refused, or none.
+ */
+export const replicasProblem = (config: Pick<ServerConfig, "replicas" | "databaseUrl" | "redisUrl">) => {
+  if (config.replicas !== "many") return undefined
+  if (Option.isNone(config.databaseUrl)) {
+    return "AIDE_REPLICAS=many needs DATABASE_URL (PostgreSQL): SQLite belongs to one process; unset AIDE_REPLICAS to run one replica on SQLite"
+  }
+  if (config.redisUrl === undefined || Option.isNone(config.redisUrl)) {
+    return "AIDE_REPLICAS=many needs REDIS_URL: live chat streams, rate limits and revocations are shared through Redis"
+  }
+  return undefined
+}
+
 const positive = { message: "must be a positive number", validation: (n: number) => n > 0 }
 
-export const fromEnv: Config.Config<ServerConfig> = Config.all({
+const fields = Config.all({
   port: Config.integer("PORT").pipe(Config.withDefault(4111)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   dataDir: Config.string("AIDE_DATA_DIR").pipe(Config.withDefault("./.aide")),
   databaseUrl: Config.option(
     Config.string("DATABASE_URL").pipe(Config.mapOrFail(checkDatabaseUrl), Config.map(Redacted.make)),
   ),
+  redisUrl: Config.option(Config.string("REDIS_URL").pipe(Config.mapOrFail(checkRedisUrl), Config.map(Redacted.make))),
+  redisKeyPrefix: Config.string("AIDE_REDIS_PREFIX").pipe(Config.withDefault("aide:")),
+  replicas: Config.literal("one", "many")("AIDE_REPLICAS").pipe(Config.withDefault("one" as const)),
   jwtSecret: Config.option(Config.redacted("AIDE_JWT_SECRET")),
   trustProxy: Config.string("AIDE_TRUST_PROXY").pipe(Config.withDefault(""), Config.mapAttempt(parseTrustProxy)),
   maxBodyBytes: Config.integer("AIDE_MAX_BODY_BYTES").pipe(Config.withDefault(defaultMaxBodyBytes)),
@@ -136,3 +175,10 @@ export const fromEnv: Config.Config<ServerConfig> = Config.all({
     }),
   ),
 })
+
+export const fromEnv: Config.Config<ServerConfig> = fields.pipe(
+  Config.mapOrFail((config) => {
+    const problem = replicasProblem(config)
+    return problem === undefined ? Either.right(config) : Either.left(ConfigError.InvalidData([], problem))
+  }),
+)

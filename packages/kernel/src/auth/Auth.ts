@@ -19,6 +19,7 @@ import type { ClientInfo, Principal, Session, TokenPair } from "./AuthModel.js"
 import { AuthStore, type SessionRow } from "./AuthStore.js"
 import { PasswordHasher } from "./PasswordHasher.js"
 import * as SessionList from "./SessionList.js"
+import * as SessionSignals from "./SessionSignals.js"
 
 /**
  * The owner's password, sessions and tokens. A session is a device: it owns one refresh-token
@@ -76,15 +77,16 @@ const sessionRetention = Duration.days(30)
 
 const sha256 = (value: string) => Crypto.createHash("sha256").update(value).digest("base64url")
 
-export const make = Effect.gen(function* () {
+const build = Effect.gen(function* () {
   const config = yield* AuthConfig
   const store = SessionList.cached(yield* AuthStore)
   const hasher = yield* PasswordHasher
   const accessTokens = yield* AccessTokens
   const ids = yield* Ids
 
-  // See docs/auth.md for replicas sharing one database.
+  // See docs/auth.md for replicas sharing one database, and SessionSignals.
   const activeSessions = ActiveSessions.make()
+  const revocations = SessionSignals.revocations(activeSessions)
   let setupSeen = false
 
   const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
@@ -202,7 +204,7 @@ export const make = Effect.gen(function* () {
     const known = yield* store.findRefreshToken(hash)
     if (Option.isSome(known) && known.value.rotatedAt !== null) {
       yield* store.revokeSession(known.value.sessionId, rotatedAt.toISOString())
-      activeSessions.forget([known.value.sessionId])
+      yield* revocations.drop([known.value.sessionId])
       yield* Effect.logWarning("refresh token reused: session revoked").pipe(
         Effect.annotateLogs({ sessionId: known.value.sessionId }),
       )
@@ -224,7 +226,7 @@ export const make = Effect.gen(function* () {
 
   const logout = Effect.fn("Auth.logout")(function* (principal: Principal) {
     yield* store.revokeSession(principal.sessionId, (yield* now).toISOString())
-    activeSessions.forget([principal.sessionId])
+    yield* revocations.drop([principal.sessionId])
   })
 
   const changePassword = Effect.fn("Auth.changePassword")(function* (input: {
@@ -245,7 +247,7 @@ export const make = Effect.gen(function* () {
     })
     // Another change, verified against the same current password, won: that password is gone.
     if (Option.isNone(replaced)) return yield* new InvalidCredentials()
-    activeSessions.forgetAll()
+    yield* revocations.drop("all")
     return yield* pair(session.row.id, session.refreshToken, session.expiresAt)
   })
 
@@ -267,7 +269,7 @@ export const make = Effect.gen(function* () {
 
   const revokeSession = Effect.fn("Auth.revokeSession")(function* (principal: Principal, sessionId: string) {
     const revoked = yield* store.revokeSession(sessionId, (yield* now).toISOString())
-    activeSessions.forget([sessionId])
+    yield* revocations.drop([sessionId])
     if (!revoked) {
       return yield* new SessionNotFound({ id: sessionId })
     }
@@ -276,11 +278,11 @@ export const make = Effect.gen(function* () {
 
   const revokeAllSessions = Effect.gen(function* () {
     const revoked = yield* store.revokeAllSessions((yield* now).toISOString())
-    activeSessions.forgetAll()
+    yield* revocations.drop("all")
     return revoked.length
   }).pipe(Effect.withSpan("Auth.revokeAllSessions"))
 
-  return Auth.of({
+  const service = Auth.of({
     isSetup,
     setup,
     login,
@@ -292,8 +294,14 @@ export const make = Effect.gen(function* () {
     revokeSession,
     revokeAllSessions,
   })
+  return { service, revocations }
 })
 
-/** `Auth` over an `AuthStore`, a `PasswordHasher`, `AccessTokens`, `Ids` and `AuthConfig`. */
+export const make = Effect.map(build, ({ service }) => service)
+
+/** `Auth` over its Tags; with `ReplicaSignals`, revocations made elsewhere empty its cache too. */
 export const layer: Layer.Layer<Auth, never, AuthConfig | AuthStore | PasswordHasher | AccessTokens | Ids> =
-  Layer.effect(Auth, make)
+  Layer.scoped(
+    Auth,
+    Effect.tap(build, ({ revocations }) => revocations.follow).pipe(Effect.map(({ service }) => service)),
+  )

@@ -3,6 +3,7 @@ import { ModelRegistry } from "../models/ModelRegistry.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { ConfigValidationError } from "./ConfigErrors.js"
 import { type AppConfigDocument, redactedSecret } from "./ConfigModel.js"
+import * as ConfigSignals from "./ConfigSignals.js"
 import * as ConfigStore from "./ConfigStore.js"
 import { isJsonObject, type JsonObject, mergePatch, setKey } from "./MergePatch.js"
 import * as StoredConfig from "./StoredConfig.js"
@@ -147,7 +148,8 @@ const choseOperator = (stored: unknown) => {
   return operator !== undefined && (Object.hasOwn(operator, "provider") || Object.hasOwn(operator, "model"))
 }
 
-export const make = Effect.gen(function* () {
+/** The service, and what the other replicas' signals need of it (see `layer`). */
+const build = Effect.gen(function* () {
   const store = yield* ConfigStore.ConfigStore
   const registry = yield* ModelRegistry
   const { providerIds } = registry
@@ -173,11 +175,28 @@ export const make = Effect.gen(function* () {
   const current = yield* SubscriptionRef.make(initial)
   // Store and publish in the same order, so `changes` ends on what the database holds.
   const writer = yield* Effect.makeSemaphore(1)
+  // The text `current` was resolved from: a re-read that finds the same text changes nothing.
+  let storedText = loaded.text
+
+  // Another replica wrote the document: resolve what the store holds now and publish it here.
+  const reread = writer
+    .withPermits(1)(
+      Effect.gen(function* () {
+        const text = yield* store.load
+        if (text === storedText) return
+        storedText = text
+        const resolved = StoredConfig.inspect(text, providerIds).resolved
+        yield* SubscriptionRef.set(current, yield* withDefaultOperator(storedJson(text), resolved))
+      }),
+    )
+    .pipe(Effect.catchAll((error) => Effect.logWarning("re-reading the config failed", error)))
+  // Set by `layer` once it follows the other replicas; nothing to tell by default.
+  let announce: Effect.Effect<void> = Effect.void
 
   const apply = <E>(bodyOf: (stored: string) => Effect.Effect<unknown, E>) =>
     Effect.gen(function* () {
       let written: { readonly next: JsonObject; readonly resolved: AppConfigDocument } | undefined
-      yield* store.update((text) =>
+      const text = yield* store.update((text) =>
         bodyOf(text).pipe(
           Effect.flatMap((body) => merged(store, providerIds, text, body)),
           Effect.map((result) => {
@@ -189,6 +208,8 @@ export const make = Effect.gen(function* () {
       // After the write (a model list may be asked for): never inside the store's transaction.
       const resolved = yield* withDefaultOperator(written!.next, written!.resolved)
       yield* SubscriptionRef.set(current, resolved)
+      storedText = text
+      yield* announce
       return resolved
     })
 
@@ -205,13 +226,24 @@ export const make = Effect.gen(function* () {
     (effect) => writer.withPermits(1)(Effect.uninterruptible(effect)),
   )
 
-  return AppConfig.of({ get: SubscriptionRef.get(current), patch, modify, changes: current.changes })
+  const service = AppConfig.of({ get: SubscriptionRef.get(current), patch, modify, changes: current.changes })
+  const announceWith = (effect: Effect.Effect<void>) => {
+    announce = effect
+  }
+  return { service, reread, announceWith }
 })
 
+export const make = Effect.map(build, ({ service }) => service)
+
 /** `AppConfig` over a `ConfigStore`, checking providers against the `ModelRegistry`; loads the stored document when built. */
-export const layer: Layer.Layer<AppConfig, StorageError, ConfigStore.ConfigStore | ModelRegistry> = Layer.effect(
+export const layer: Layer.Layer<AppConfig, StorageError, ConfigStore.ConfigStore | ModelRegistry> = Layer.scoped(
   AppConfig,
-  make,
+  // With `ReplicaSignals` (several replicas), changes made elsewhere are re-read (ConfigSignals).
+  Effect.gen(function* () {
+    const built = yield* build
+    built.announceWith(yield* ConfigSignals.follow(built.reread))
+    return built.service
+  }),
 )
 
 /** `AppConfig` kept in memory only: for tests and embedders without storage. */

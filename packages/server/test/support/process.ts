@@ -81,7 +81,7 @@ export const killAll = () => {
 /** The process as an operator runs it: configured by the environment only. */
 export const spawnServer = (env: Record<string, string>): AideProcess => {
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(PORT|HOST|DATABASE_URL|AIDE_.*)$/.test(name)),
+    Object.entries(process.env).filter(([name]) => !/^(PORT|HOST|DATABASE_URL|REDIS_URL|AIDE_.*)$/.test(name)),
   )
   const child = spawn(process.execPath, [main], {
     cwd: root,

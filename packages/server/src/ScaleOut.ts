@@ -1,0 +1,23 @@
+import type { Kernel, StreamHub } from "@aide/kernel"
+import { Effect, Layer, Option } from "effect"
+import type { ServerConfig } from "./ServerConfig.js"
+
+/**
+ * With `REDIS_URL`: live streams, rate limits and replica signals in Redis, on one connection.
+ * Loaded only then, like PostgreSQL, so other servers never load the Redis client.
+ */
+export const redisMechanisms = (
+  options: Pick<ServerConfig, "redisUrl" | "redisKeyPrefix">,
+  hub: StreamHub.StreamHubOptions,
+) =>
+  Effect.gen(function* () {
+    const url = options.redisUrl
+    if (url === undefined || Option.isNone(url)) return {}
+    const redis = yield* Effect.promise(() => import("@aide/kernel/redis"))
+    const connection = redis.RedisConnection.layer({ url: url.value, keyPrefix: options.redisKeyPrefix ?? "aide:" })
+    return {
+      streamHub: redis.RedisStreamHub.layer(hub).pipe(Layer.provide(connection)),
+      rateLimiter: redis.RedisRateLimiter.layer.pipe(Layer.provide(connection)),
+      replicaSignals: redis.RedisSignals.layer.pipe(Layer.provide(connection)),
+    } satisfies Partial<Kernel.KernelOptions>
+  })
