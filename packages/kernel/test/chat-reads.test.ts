@@ -1,4 +1,5 @@
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
 import { Effect, Layer, Option } from "effect"
 import * as Chat from "../src/chat/Chat.js"
 import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
@@ -25,6 +26,28 @@ import { tempSqliteStorageLayer } from "./support/files.js"
 const reads: Array<string> = []
 /** The messages the title generator was given, per call. */
 const titled: Array<ReadonlyArray<StoredMessage>> = []
+
+/**
+ * Every SQL statement the process runs, by its text: better-sqlite3's statements, wrapped where
+ * they execute (the SqlClient prepares each text once and runs it many times).
+ */
+const statements: Array<string> = []
+const statementPrototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1"))
+const unwrapped = new Map<string, (...args: Array<unknown>) => unknown>()
+for (const name of ["run", "get", "all", "iterate"]) {
+  const original = statementPrototype[name] as (...args: Array<unknown>) => unknown
+  unwrapped.set(name, original)
+  statementPrototype[name] = function (this: { readonly source: string }, ...args: Array<unknown>) {
+    statements.push(this.source)
+    return original.apply(this, args)
+  }
+}
+afterAll(() => {
+  for (const [name, original] of unwrapped) statementPrototype[name] = original
+})
+
+/** A statement's first three words: enough to tell them apart. */
+const firstWords = (statement: string) => statement.trim().split(/\s+/).slice(0, 3).join(" ")
 
 const countingThreads = Layer.effect(
   Threads,
@@ -65,30 +88,54 @@ const kernel = Chat.layer({ maxRetries: 0 }).pipe(
 )
 
 describe("the reads of a chat", () => {
-  it.effect("a chat on a new thread reads the thread once; titling and memory get it with the answer", () =>
-    Effect.gen(function* () {
-      reads.length = 0
-      titled.length = 0
-      yield* useModel(scriptedModel(answer("Paris.")))
-      yield* chunksOf(yield* send("t1", "What is the capital of France?"))
-      const threads = yield* Threads
-      // The model's title comes in the background: once it is there, every after-turn task ran.
-      yield* eventually(
-        Effect.flatMap(threads.get("t1"), (thread) =>
-          thread.title === "Capitals" ? Effect.void : Effect.fail("not titled yet"),
-        ),
-      )
-      // Observational memory (on by default) counted both messages of the turn.
-      const memory = yield* Memory.Memory
-      yield* eventually(
-        Effect.flatMap(memory.record("t1"), (view) =>
-          (view.record?.pendingMessageTokens ?? 0) > 0 ? Effect.void : Effect.fail("not counted yet"),
-        ),
-      )
-      expect(reads).toEqual(["t1"])
-      expect(titled).toHaveLength(1)
-      expect(titled[0]!.map((message) => message.role)).toEqual(["user", "assistant"])
-      expect(titled[0]!.map((message) => message.id)).toEqual((yield* threads.messages("t1")).map((m) => m.id))
-    }).pipe(Effect.provide(kernel)),
+  it.effect(
+    "a chat on a new thread reads the thread once (titling and memory get it with the answer); 10 statements before the model call",
+    () =>
+      Effect.gen(function* () {
+        reads.length = 0
+        titled.length = 0
+        // The statements run before the model is called: what a chat pays before its first delta.
+        let beforeModel: ReadonlyArray<string> = []
+        const model = scriptedModel(answer("Paris."))
+        const doStream = model.doStream.bind(model)
+        model.doStream = (options) => {
+          beforeModel = statements.slice()
+          return doStream(options)
+        }
+        yield* useModel(model)
+        statements.length = 0
+        yield* chunksOf(yield* send("t1", "What is the capital of France?"))
+        const threads = yield* Threads
+        // The model's title comes in the background: once it is there, every after-turn task ran.
+        yield* eventually(
+          Effect.flatMap(threads.get("t1"), (thread) =>
+            thread.title === "Capitals" ? Effect.void : Effect.fail("not titled yet"),
+          ),
+        )
+        // Observational memory (on by default) counted both messages of the turn.
+        const memory = yield* Memory.Memory
+        yield* eventually(
+          Effect.flatMap(memory.record("t1"), (view) =>
+            (view.record?.pendingMessageTokens ?? 0) > 0 ? Effect.void : Effect.fail("not counted yet"),
+          ),
+        )
+        // Working memory, the thread, the user's message (one transaction), the history, the observation log.
+        expect(beforeModel.map(firstWords)).toEqual([
+          "SELECT content, version,",
+          "INSERT INTO threads",
+          "BEGIN",
+          "UPDATE threads SET",
+          "INSERT INTO messages",
+          "UPDATE threads SET",
+          "COMMIT",
+          "SELECT id, role,",
+          "SELECT generation_count AS",
+          "SELECT id, thread_id",
+        ])
+        expect(reads).toEqual(["t1"])
+        expect(titled).toHaveLength(1)
+        expect(titled[0]!.map((message) => message.role)).toEqual(["user", "assistant"])
+        expect(titled[0]!.map((message) => message.id)).toEqual((yield* threads.messages("t1")).map((m) => m.id))
+      }).pipe(Effect.provide(kernel)),
   )
 })
