@@ -1,5 +1,5 @@
+import { createRequire } from "node:module"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { Effect, Layer, Option } from "effect"
 import * as Chat from "../src/chat/Chat.js"
 import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
@@ -32,6 +32,10 @@ const titled: Array<ReadonlyArray<StoredMessage>> = []
  * they execute (the SqlClient prepares each text once and runs it many times).
  */
 const statements: Array<string> = []
+// No @types package for better-sqlite3 in the workspace: the one call used here, typed.
+const Database = createRequire(import.meta.url)("better-sqlite3") as new (
+  filename: string,
+) => { prepare(sql: string): object }
 const statementPrototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1"))
 const unwrapped = new Map<string, (...args: Array<unknown>) => unknown>()
 for (const name of ["run", "get", "all", "iterate"]) {
