@@ -107,7 +107,9 @@ export const open = (call: ModelCall) =>
 
     // A model (or a tool) silent for too long ends the run: nothing else would. One watchdog per
     // call, not a timeout per read (that costs ~20 µs of fibers per relayed chunk).
-    let lastActivity = yield* Clock.currentTimeMillis
+    // The clock itself (the test clock under test): marking activity is plain code per read.
+    const clock = yield* Effect.clock
+    let lastActivity = clock.unsafeCurrentTimeMillis()
     let silent = false
     const idleMillis = Duration.toMillis(call.bounds.idleTimeout)
     const watchdog = yield* Effect.fork(
@@ -123,26 +125,10 @@ export const open = (call: ModelCall) =>
     )
     /** After each read: the model is active, unless the watchdog ended the call (a cut, not an end). */
     const afterRead = <A>(read: Effect.Effect<A, ChatModelError>) =>
-      read.pipe(
-        Effect.zipLeft(
-          Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Effect.sync(() => {
-              lastActivity = now
-            }),
-          ),
-        ),
-        Effect.filterOrFail(
-          () => !silent,
-          (): RunCut | ChatModelError => new RunCut({ reason: "idle-timeout" }),
-        ),
-      )
-    // A stream cut mid-way makes the read reject (it is not an `error` chunk): a model failure.
-    const read = afterRead(
-      Effect.tryPromise({
-        try: () => reader.read(),
-        catch: (error) => new ChatModelError({ message: errorMessage(error) }),
-      }),
-    )
+      Effect.flatMap(read, (value): Effect.Effect<A, RunCut | ChatModelError> => {
+        lastActivity = clock.unsafeCurrentTimeMillis()
+        return silent ? Effect.fail(new RunCut({ reason: "idle-timeout" })) : Effect.succeed(value)
+      })
     const readNext = batchedReads(reader)
     const readBatch = afterRead(
       Effect.tryPromise({
@@ -154,30 +140,30 @@ export const open = (call: ModelCall) =>
 
     // Hold the response until the model has produced content or failed: a failure before any
     // content is an error response (500), not a stream that carries only an error.
+    // The head (up to the first content) in plain code: one Effect for the head, not one per chunk.
     const head: Array<UIMessageChunk> = []
-    let ended = false
-    while (true) {
-      const next = yield* read.pipe(
-        Effect.catchTag("RunCut", (cut) =>
-          Effect.fail(new ChatModelError({ message: RunBounds.cutText(cut.reason, call.bounds) })),
-        ),
-        Effect.tapError(() => done),
-      )
-      if (next.done) {
-        ended = true
-        break
+    const readHead = async (): Promise<"ended" | "content" | { readonly failure: string }> => {
+      while (true) {
+        const next = await reader.read()
+        lastActivity = clock.unsafeCurrentTimeMillis()
+        if (silent) return { failure: RunBounds.cutText("idle-timeout", call.bounds) }
+        if (next.done) return "ended"
+        if (next.value.type === "error" && !head.some(isContent)) return { failure: next.value.errorText }
+        head.push(next.value)
+        if (isContent(next.value)) return "content"
       }
-      if (next.value.type === "error" && !head.some(isContent)) {
-        yield* done
-        yield* Effect.promise(() => reader.cancel())
-        return yield* new ChatModelError({ message: next.value.errorText })
-      }
-      head.push(next.value)
-      if (isContent(next.value)) break
     }
-    // What came with the first content (the provider sends `text-start` with its first delta)
-    // joins the head, so the response's first write carries it; from `finish` on, chunks wait
-    // for the run loop, which holds `finish` until the commit.
+    const headRead = yield* Effect.tryPromise({
+      try: readHead,
+      catch: (error) => new ChatModelError({ message: errorMessage(error) }),
+    }).pipe(Effect.tapError(() => done))
+    if (typeof headRead === "object") {
+      // A failure before any content: the model is done with, and the request fails.
+      yield* done
+      if (!silent) yield* Effect.promise(() => reader.cancel())
+      return yield* new ChatModelError({ message: headRead.failure })
+    }
+    const ended = headRead === "ended"
     let carried: ReadonlyArray<UIMessageChunk> = []
     if (!ended) {
       const inHand = yield* Effect.promise(readNext.available)

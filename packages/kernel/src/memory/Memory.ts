@@ -72,8 +72,12 @@ export class Memory extends Context.Tag("@aide/kernel/Memory")<
       { readonly observations: string | null; readonly history: ReadonlyArray<StoredMessage> },
       StorageError
     >
-    /** After a turn was saved: counts it and lets the observer/reflector run. Returns at once. */
-    readonly afterTurn: (threadId: string) => Effect.Effect<void>
+    /**
+     * After a turn was saved: counts it and lets the observer/reflector run. Returns at once.
+     * `messages`: the thread as just saved, when the caller has it (a chat run does): spares a
+     * read of the whole thread per turn.
+     */
+    readonly afterTurn: (threadId: string, messages?: ReadonlyArray<StoredMessage>) => Effect.Effect<void>
     /** After threads were deleted: forgets what came only from them. */
     readonly forgetThreads: (threadIds: ReadonlyArray<string>) => Effect.Effect<void, StorageError>
     /** Every reflection of a record (`resource`, `thread:<id>`), oldest first: the audit trail. */

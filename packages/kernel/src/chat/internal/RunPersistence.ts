@@ -1,6 +1,7 @@
 import type { UIMessage } from "ai"
 import { Effect } from "effect"
-import { type StoredMessage, Threads } from "../../threads/Threads.js"
+import type { StorageError } from "../../storage/StorageError.js"
+import { type StoredMessage, type ThreadNotFound, Threads } from "../../threads/Threads.js"
 import { applyDecisions, denyUnfinished, pendingCalls } from "../Approvals.js"
 import { ChatRuns, RunNotFound } from "../ChatRuns.js"
 import { settle } from "../PartialAnswer.js"
@@ -18,7 +19,9 @@ export const make = Effect.gen(function* () {
   /**
    * The answer and, when it paused on tool calls, its suspended run: one transaction, so a client
    * that saw `approval-requested` can always approve, even after a crash. Settled: no part stays
-   * `streaming`; `interrupted` says why the run ended early.
+   * `streaming`; `interrupted` says why the run ended early. Returns the message as saved
+   * (undefined when there was nothing to save): the run's after-turn work takes the thread from
+   * it instead of reading the thread again.
    */
   const saveAnswer = (answer: {
     readonly threadId: string
@@ -26,9 +29,9 @@ export const make = Effect.gen(function* () {
     readonly message: UIMessage | undefined
     readonly interrupted: RunBounds.Interruption | undefined
   }) =>
-    Effect.suspend(() => {
+    Effect.suspend((): Effect.Effect<StoredMessage | undefined, StorageError | ThreadNotFound> => {
       const { threadId, message, interrupted } = answer
-      if (message === undefined || message.parts.length === 0) return Effect.void
+      if (message === undefined || message.parts.length === 0) return Effect.succeed(undefined)
       const stored: StoredMessage = settle(
         {
           id: message.id,
@@ -42,13 +45,15 @@ export const make = Effect.gen(function* () {
         { keepApprovals: true },
       )
       const calls = pendingCalls(stored)
-      if (calls.length === 0) return threads.saveMessage(threadId, stored)
-      return runs.atomically(
-        Effect.zipRight(
-          threads.saveMessage(threadId, stored),
-          runs.suspend({ runId: answer.runId, threadId, messageId: stored.id, calls }),
-        ),
-      )
+      if (calls.length === 0) return Effect.as(threads.saveMessage(threadId, stored), stored)
+      return runs
+        .atomically(
+          Effect.zipRight(
+            threads.saveMessage(threadId, stored),
+            runs.suspend({ runId: answer.runId, threadId, messageId: stored.id, calls }),
+          ),
+        )
+        .pipe(Effect.as(stored))
     })
 
   /**

@@ -42,6 +42,17 @@ const noFollower = (sink: StreamSink) => {
   return () => {}
 }
 
+/** The thread after its run saved `answer`: a continued message is replaced where it stands. */
+const withAnswer = (
+  history: ReadonlyArray<StoredMessage>,
+  answer: StoredMessage | undefined,
+): ReadonlyArray<StoredMessage> => {
+  if (answer === undefined) return history
+  const at = history.findIndex((message) => message.id === answer.id)
+  if (at === -1) return [...history, answer]
+  return history.map((message, index) => (index === at ? answer : message))
+}
+
 /** The tag (and, for a model failure, the message) of what failed a run: for its log line. */
 const failureOf = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.squash(cause) as { readonly _tag?: unknown; readonly message?: unknown }
@@ -102,6 +113,7 @@ export const make = (
             maxSteps: spec.maxSteps ?? options.maxSteps,
           })
 
+          let saved: StoredMessage | undefined
           const writer = yield* hub.open(threadId).pipe(Effect.mapError(() => new ChatBusy({ threadId })))
           const last = history.at(-1)
           const answer = AnswerRecorder.make({
@@ -133,14 +145,24 @@ export const make = (
             writer,
             bounds: options.bounds,
             startedAt,
-            commit: (message, interrupted) => persistence.saveAnswer({ threadId, runId, message, interrupted }),
+            commit: (message, interrupted) =>
+              Effect.map(persistence.saveAnswer({ threadId, runId, message, interrupted }), (stored) => {
+                saved = stored
+              }),
             // Memory counts the turn and recall embeds it in their own fibers: neither delays `finish`.
-            afterCommit: Effect.all(
-              [naming.nameThread(threadId), memory.afterTurn(threadId), recall.afterTurn(threadId)],
-              {
-                discard: true,
-              },
-            ),
+            // Both titling and memory take the thread as this run saved it: no read of the whole
+            // thread after the answer (nothing else writes to a thread while its run holds it).
+            afterCommit: Effect.suspend(() => {
+              const messages = withAnswer(history, saved)
+              return Effect.all(
+                [
+                  naming.nameThread(threadId, messages),
+                  memory.afterTurn(threadId, messages),
+                  recall.afterTurn(threadId),
+                ],
+                { discard: true },
+              )
+            }),
             release: claimed.release,
           }).pipe(Effect.annotateLogs({ threadId, runId }))
         })

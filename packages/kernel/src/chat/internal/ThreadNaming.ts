@@ -1,5 +1,5 @@
 import { Effect, FiberSet, Option } from "effect"
-import { Threads } from "../../threads/Threads.js"
+import { type StoredMessage, Threads } from "../../threads/Threads.js"
 import { fallbackTitle } from "../ChatMessages.js"
 import { TitleGenerator } from "../TitleGenerator.js"
 
@@ -19,12 +19,14 @@ export const make = (fibers: FiberSet.FiberSet) =>
     const threads = yield* Threads
     const titles = yield* TitleGenerator
 
-    /** Names `threadId` when it has no title yet; the model's title is not waited for. */
-    const nameThread = (threadId: string) =>
+    /**
+     * Names `threadId` when it has no title yet; the model's title is not waited for. `messages`:
+     * the thread as the run saved it (a run has them: no second read of the whole thread).
+     */
+    const nameThread = (threadId: string, messages: ReadonlyArray<StoredMessage>) =>
       Effect.gen(function* () {
         const thread = yield* threads.get(threadId)
         if (thread.title !== null) return
-        const messages = yield* threads.messages(threadId)
         yield* threads.setTitle(threadId, fallbackTitle(messages))
         // The model's title replaces the fallback when it comes; it starts on the next turn of the
         // event loop: its setup (several ms of CPU) would otherwise hold back Node's flush of

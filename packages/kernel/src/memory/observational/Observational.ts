@@ -60,9 +60,9 @@ export const make = (options: ObservationalOptions = {}) =>
       )
 
     /** Counts the thread's final messages into the record (each once). */
-    const ingest = (key: RecordKey, threadId: string) =>
+    const ingest = (key: RecordKey, threadId: string, saved: ReadonlyArray<StoredMessage> | undefined) =>
       Effect.gen(function* () {
-        const messages = yield* threads.messages(threadId)
+        const messages = saved ?? (yield* threads.messages(threadId))
         const counted = yield* store.countedIds(key, threadId)
         const at = yield* now
         const fresh = messages.filter((message) => !counted.has(message.id) && isFinal(message))
@@ -129,13 +129,13 @@ export const make = (options: ObservationalOptions = {}) =>
     }
 
     /** After a turn was saved: counts it and starts a pass. Returns at once; never fails. */
-    const afterTurn = (threadId: string) =>
+    const afterTurn = (threadId: string, messages?: ReadonlyArray<StoredMessage>) =>
       Effect.gen(function* () {
         const config = yield* appConfig.get
         if (!observationalMemoryOn(config.memory)) return
         const key = keyOf(config, threadId)
         const record = yield* ensureRecord(config, key)
-        yield* ingest(key, threadId)
+        yield* ingest(key, threadId, messages)
         if (key !== "resource" && record.lastObservedAt === null) yield* inheritFromSource(key, threadId)
         yield* runPasses(key)
       }).pipe(

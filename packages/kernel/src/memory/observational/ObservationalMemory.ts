@@ -72,6 +72,9 @@ export const make = (options: Observational.ObservationalOptions = {}) =>
         const config = yield* appConfig.get
         if (!observationalMemoryOn(config.memory)) return { observations: null, history }
         const key = Observational.keyOf(config, threadId)
+        // The newest message always stays: a history of one (a new thread's first chat) drops
+        // nothing, so which of its messages were observed need not be read.
+        if (history.length <= 1) return { observations: yield* background.renderActive(key), history }
         const [log, observed] = yield* Effect.all([background.renderActive(key), store.observedIds(key, threadId)])
         let covered = 0
         while (covered < history.length - 1 && observed.has(history[covered]!.id)) covered++
