@@ -78,6 +78,7 @@ export * as RateLimiter from "./ratelimit/RateLimiter.js"
 export * as Cron from "./scheduler/Cron.js"
 export * as RunLedger from "./scheduler/RunLedger.js"
 export * as ScheduleModel from "./scheduler/ScheduleModel.js"
+export * as DueRunner from "./scheduler/DueRunner.js"
 export * as Scheduler from "./scheduler/Scheduler.js"
 export * as SqlRunLedger from "./scheduler/SqlRunLedger.js"
 /** @deprecated use `Scheduler.layer` with `SqlRunLedger.layer` */

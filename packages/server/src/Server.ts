@@ -32,6 +32,7 @@ import * as SlowClients from "./http/SlowClients.js"
 import * as Webhooks from "./http/Webhooks.js"
 import { bundledPluginFolders } from "./process/BundledPlugins.js"
 import type { ServerConfig } from "./ServerConfig.js"
+import * as WebHandler from "./serverless/WebHandler.js"
 import { version } from "./version.js"
 
 export interface ServerOptions extends ServerConfig {
@@ -102,10 +103,10 @@ export const kernelLayer = (options: ServerOptions) =>
   )
 
 /** The HttpApi with its handlers and middleware, needing only the kernel's services. */
-export const apiLayer = (options: ServerOptions) =>
+export const apiLayer = (options: ServerOptions, mode: { readonly serverless?: boolean } = {}) =>
   HttpApiBuilder.api(AideApi).pipe(
     Layer.provide([
-      StatusHandlers.layer({ name: "aide", version, runtime: "node", serverless: false }),
+      StatusHandlers.layer({ name: "aide", version, runtime: "node", serverless: mode.serverless === true }),
       AuthHandlers.layer({ trustProxy: options.trustProxy }),
       ChatHandlers.layer({
         ...(options.chatHeartbeat === undefined ? {} : { heartbeat: options.chatHeartbeat }),
@@ -258,31 +259,34 @@ export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>
     : `unix:${server.address.path}`,
 )
 
+export type WebHandlerOptions = ServerOptions & WebHandler.ServerlessOptions
+
 /**
  * The API as a fetch-style handler, `(Request) => Promise<Response>`, for hosts that hand over
  * web `Request`s (serverless and edge functions, `Deno.serve`, `Bun.serve`) and for tests: the
  * kernel, handlers, error handling, CORS and `/api/openapi.json` of {@link layer}, with no
  * socket. Left to the host: the Host/Origin check, channel webhooks and the API docs page.
  * `port` and `host` only feed the default public URL. `dispose` closes the kernel and database.
+ * With `serverless: true`, nothing outlives a request (docs/operations.md "Serverless").
  *
  * @example
  * const { handler, dispose } = Server.webHandler(options)
  * const response = await handler(new Request("http://aide.local/"))
  */
-export const webHandler = (
-  options: ServerOptions,
-): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
-  const { handler, dispose } = HttpApiBuilder.toWebHandler(
+export const webHandler = (options: WebHandlerOptions): WebHandler.WebHandler => {
+  const serverless = options.serverless === true
+  const kernel = kernelLayer(serverless ? WebHandler.serverlessKernel(options) : options)
+  return WebHandler.make(
+    options,
     lazyOpenApi("/api/openapi.json").pipe(
       Layer.provide(Cors.layer(options.corsOrigins ?? [])),
       Layer.provide(
         ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
       ),
-      Layer.provideMerge(apiLayer(options)),
-      Layer.provideMerge(kernelLayer(options)),
+      Layer.provideMerge(apiLayer(options, { serverless })),
+      Layer.provideMerge(kernel),
       Layer.provideMerge(HttpServer.layerContext),
       Layer.provide(Layer.setTracerEnabled(false)),
     ),
   )
-  return { handler: (request) => handler(request), dispose }
 }

@@ -43,6 +43,10 @@ export interface ServerConfig {
   readonly publicBodyTimeoutSeconds?: number | undefined
   /** `AIDE_PUBLIC_MAX_REQUESTS_PER_CLIENT`, default 10: open requests of one client on the public routes. */
   readonly publicMaxRequestsPerClient?: number | undefined
+  /** `AIDE_CRON_SECRET`: Bearer of the serverless run-due trigger (an owner's token also works). */
+  readonly cronSecret?: Option.Option<Redacted.Redacted<string>>
+  /** `AIDE_METRICS_TOKEN`: Bearer of `GET /metrics` for scrapers (an owner's token also works). */
+  readonly metricsToken?: Option.Option<Redacted.Redacted<string>>
   /** `AIDE_PLUGINS_PATH`: absolute plugin folders (or folders of them), `:`-separated, besides `<dataDir>/plugins`. */
   readonly pluginsPath?: ReadonlyArray<string> | undefined
 }
@@ -83,6 +87,8 @@ export const fromEnv: Config.Config<ServerConfig> = Config.all({
     Config.string("DATABASE_URL").pipe(Config.mapOrFail(checkDatabaseUrl), Config.map(Redacted.make)),
   ),
   jwtSecret: Config.option(Config.redacted("AIDE_JWT_SECRET")),
+  cronSecret: Config.option(Config.redacted("AIDE_CRON_SECRET")),
+  metricsToken: Config.option(Config.redacted("AIDE_METRICS_TOKEN")),
   trustProxy: Config.string("AIDE_TRUST_PROXY").pipe(Config.withDefault(""), Config.mapAttempt(parseTrustProxy)),
   maxBodyBytes: Config.integer("AIDE_MAX_BODY_BYTES").pipe(Config.withDefault(defaultMaxBodyBytes)),
   chatMaxBodyBytes: Config.integer("AIDE_MAX_CHAT_BODY_BYTES").pipe(Config.withDefault(defaultChatMaxBodyBytes)),

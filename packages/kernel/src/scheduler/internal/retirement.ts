@@ -14,6 +14,8 @@ export interface Retirement {
   readonly retire: (task: ScheduledTaskConfig, runCount: number) => Effect.Effect<void>
   /** Removes queued tasks batch after batch, forever: forked in the layer's scope. */
   readonly worker: Effect.Effect<never>
+  /** Retires what is waiting now, without the worker (a pass that ends with its request). */
+  readonly drain: Effect.Effect<void>
 }
 
 /** True when a task with this run count has nothing left to run. */
@@ -53,5 +55,5 @@ export const make: Effect.Effect<Retirement, never, AppConfig> = Effect.gen(func
       )
   })
 
-  return { retire, worker: Effect.forever(Effect.zipRight(Queue.take(signal), retireBatch)) }
+  return { retire, worker: Effect.forever(Effect.zipRight(Queue.take(signal), retireBatch)), drain: retireBatch }
 })
