@@ -61,26 +61,33 @@ export interface Background {
   readonly wrap: (
     handler: (request: Request) => Promise<Response>,
     waitUntil: WaitUntil | undefined,
-  ) => (request: Request) => Promise<Response>
+  ) => (request: Request, remoteAddress?: string) => Promise<Response>
 }
 
 export const make = (): Background => {
   const fibers = new RequestFibers()
-  const tokens = new WeakMap<Request, object>()
+  const tokens = new WeakMap<Request, { readonly remoteAddress: string | undefined }>()
 
   const middleware = (app: HttpApp.Default): HttpApp.Default =>
     Effect.withFiberRuntime((fiber) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const token = tokens.get(request.source as Request)
-        if (token !== undefined) fibers.add(token, fiber)
+        if (token === undefined) return app
+        fibers.add(token, fiber)
+        // The peer's address, which a Web `Request` does not carry (rate limits, sessions' `ip`).
+        // Set on this request object, not a `modify`d copy: `toWebHandler` answers through the
+        // very instance it created (a copy's answer never resolves its promise).
+        if (token.remoteAddress !== undefined) {
+          ;(request as unknown as { remoteAddressOverride?: string }).remoteAddressOverride = token.remoteAddress
+        }
         return app
       }),
     )
 
   const wrap =
     (handler: (request: Request) => Promise<Response>, waitUntil: WaitUntil | undefined) =>
-    async (request: Request): Promise<Response> => {
-      const token = {}
+    async (request: Request, remoteAddress?: string): Promise<Response> => {
+      const token = { remoteAddress }
       tokens.set(request, token)
       const response = await handler(request)
       const settled = () => fibers.settled(token)

@@ -25,6 +25,8 @@ export interface ServerlessOptions {
 /** Per call: what Cloudflare-style hosts hand over beside the request. */
 export interface InvocationContext {
   readonly waitUntil?: Background.WaitUntil
+  /** The client's address as the host saw it (a Web `Request` has none); see `AIDE_TRUST_PROXY` for proxies. */
+  readonly remoteAddress?: string
 }
 
 export interface WebHandler {
@@ -73,7 +75,7 @@ export const make = <E>(
   const shared = handle(options.waitUntil)
   return {
     handler: (request, context) =>
-      context?.waitUntil === undefined ? shared(request) : handle(context.waitUntil)(request),
+      (context?.waitUntil === undefined ? shared : handle(context.waitUntil))(request, context?.remoteAddress),
     dispose,
   }
 }
