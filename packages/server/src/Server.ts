@@ -30,6 +30,8 @@ import * as HostCheck from "./http/HostCheck.js"
 import * as RateLimit from "./http/RateLimit.js"
 import * as SlowClients from "./http/SlowClients.js"
 import * as Webhooks from "./http/Webhooks.js"
+import * as MetricsRoute from "./metrics/MetricsRoute.js"
+import * as RequestMetrics from "./metrics/RequestMetrics.js"
 import { bundledPluginFolders } from "./process/BundledPlugins.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as WebHandler from "./serverless/WebHandler.js"
@@ -209,6 +211,9 @@ export const layer = (options: ServerOptions) => {
   return HttpApiBuilder.serve().pipe(
     // Spans per request cost ~25% of throughput and nothing exports them yet.
     HttpMiddleware.withTracerDisabledWhen(() => true),
+    // Outermost, so every answer is counted, whoever gave it (docs/operations.md "Metrics").
+    Layer.provide(HttpApiBuilder.middleware(RequestMetrics.middleware)),
+    Layer.provide(MetricsRoute.layer(options.metricsToken ?? Option.none())),
     Layer.provide(lazyDocs("/api/docs")),
     Layer.provide(lazyOpenApi("/api/openapi.json")),
     // The web console (static files, its own CSP) and the browser's way to it from `/`.
@@ -279,6 +284,8 @@ export const webHandler = (options: WebHandlerOptions): WebHandler.WebHandler =>
   return WebHandler.make(
     options,
     lazyOpenApi("/api/openapi.json").pipe(
+      Layer.provide(HttpApiBuilder.middleware(RequestMetrics.middleware)),
+      Layer.provide(MetricsRoute.layer(options.metricsToken ?? Option.none())),
       Layer.provide(Cors.layer(options.corsOrigins ?? [])),
       Layer.provide(
         ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),

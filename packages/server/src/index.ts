@@ -6,7 +6,7 @@
 export { AideApi } from "./api/AideApi.js"
 export * as ApiErrors from "./api/ApiErrors.js"
 export * as ClientAddress from "./http/ClientAddress.js"
-export * as NodeAdapter from "./serverless/NodeAdapter.js"
 export * as Server from "./Server.js"
 export * as ServerConfig from "./ServerConfig.js"
+export * as NodeAdapter from "./serverless/NodeAdapter.js"
 export { version } from "./version.js"

@@ -17,13 +17,19 @@ const until = async (iso: string) => {
 
 describe("Server.webHandler in serverless mode, behind Node's http adapter", () => {
   let server: ChatTestServer
-  const api = (path: string, init: { readonly method?: string; readonly body?: unknown; readonly token?: string } = {}) =>
-    request(`${server.url}${path}`, { token: server.token, ...init })
+  const api = (
+    path: string,
+    init: { readonly method?: string; readonly body?: unknown; readonly token?: string } = {},
+  ) => request(`${server.url}${path}`, { token: server.token, ...init })
   const runDue = (token: string | undefined) =>
     request(`${server.url}/api/schedule/run-due`, { method: "POST", ...(token === undefined ? {} : { token }) })
 
   beforeAll(async () => {
-    server = await startChatServer({ mode: "serverless", modelTitles: true, cronSecret: Option.some(Redacted.make(cronSecret)) })
+    server = await startChatServer({
+      mode: "serverless",
+      modelTitles: true,
+      cronSecret: Option.some(Redacted.make(cronSecret)),
+    })
   })
   afterAll(() => server.close())
   beforeEach(() => server.model.reset())
@@ -98,7 +104,11 @@ describe("serverless mode with the platform's waitUntil", () => {
   const handedOver: Array<Promise<unknown>> = []
 
   beforeAll(async () => {
-    server = await startChatServer({ mode: "serverless", modelTitles: true, waitUntil: (work) => handedOver.push(work) })
+    server = await startChatServer({
+      mode: "serverless",
+      modelTitles: true,
+      waitUntil: (work) => handedOver.push(work),
+    })
   })
   afterAll(() => server.close())
 

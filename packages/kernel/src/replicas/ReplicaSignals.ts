@@ -34,8 +34,8 @@ export const layerLocal: Layer.Layer<ReplicaSignals> = Layer.scoped(
       subscribe: (channel) =>
         Stream.fromPubSub(hub).pipe(
           Stream.filter((signal) => signal.channel === channel),
-          Stream.map((signal) => signal.message)
-        )
+          Stream.map((signal) => signal.message),
+        ),
     }
-  })
+  }),
 )

@@ -22,9 +22,9 @@ export const unauthorized = HttpServerResponse.unsafeJson({ error: "unauthorized
  */
 export const authorized = (auth: Auth.Auth["Type"], secret: Option.Option<Redacted.Redacted<string>>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const token = bearer.exec(request.headers.authorization ?? "")?.[1]
-      if (token === undefined) return Effect.succeed(false)
-      if (Option.isSome(secret) && sameSecret(token, secret.value)) return Effect.succeed(true)
+    const token = bearer.exec(request.headers.authorization ?? "")?.[1]
+    if (token === undefined) return Effect.succeed(false)
+    if (Option.isSome(secret) && sameSecret(token, secret.value)) return Effect.succeed(true)
     return auth.authenticate(token).pipe(
       Effect.as(true),
       Effect.catchTag("Unauthenticated", () => Effect.succeed(false)),

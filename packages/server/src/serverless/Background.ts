@@ -35,7 +35,10 @@ class RequestFibers extends Supervisor.AbstractSupervisor<void> {
   add(token: object, fiber: Fiber.RuntimeFiber<any, any>) {
     this.owner.set(fiber, token)
     let fibers = this.live.get(token)
-    if (fibers === undefined) this.live.set(token, (fibers = new Set()))
+    if (fibers === undefined) {
+      fibers = new Set()
+      this.live.set(token, fibers)
+    }
     fibers.add(fiber)
   }
 

@@ -1,5 +1,5 @@
 import { DueRunner, type Kernel } from "@aide/kernel"
-import { HttpApiBuilder, type HttpApi, type HttpRouter } from "@effect/platform"
+import { type HttpApi, HttpApiBuilder, type HttpRouter } from "@effect/platform"
 import { Layer, Option, type Redacted, Supervisor } from "effect"
 import * as Background from "./Background.js"
 import * as RunDue from "./RunDue.js"
@@ -48,16 +48,10 @@ export const serverlessKernel = <O extends KernelOptionsHolder>(options: O): O =
   },
 })
 
-type ApiLayer<E> = Layer.Layer<
-  HttpApi.Api | HttpRouter.HttpRouter.DefaultServices | Kernel.KernelServices,
-  E
->
+type ApiLayer<E> = Layer.Layer<HttpApi.Api | HttpRouter.HttpRouter.DefaultServices | Kernel.KernelServices, E>
 
 /** `HttpApiBuilder.toWebHandler` of `api`, in serverless mode when `options.serverless`. */
-export const make = <E>(
-  options: ServerlessOptions & KernelOptionsHolder,
-  api: ApiLayer<E>,
-): WebHandler => {
+export const make = <E>(options: ServerlessOptions & KernelOptionsHolder, api: ApiLayer<E>): WebHandler => {
   if (options.serverless !== true) {
     const { handler, dispose } = HttpApiBuilder.toWebHandler(api)
     return { handler: (request) => handler(request), dispose }
