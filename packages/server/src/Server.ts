@@ -32,9 +32,13 @@ import * as SlowClients from "./http/SlowClients.js"
 import * as Webhooks from "./http/Webhooks.js"
 import * as MetricsRoute from "./metrics/MetricsRoute.js"
 import * as RequestMetrics from "./metrics/RequestMetrics.js"
+import * as Tracing from "./metrics/Tracing.js"
 import { bundledPluginFolders } from "./process/BundledPlugins.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as WebHandler from "./serverless/WebHandler.js"
+
+export type { WebHandlerOptions } from "./serverless/WebHandler.js"
+
 import { version } from "./version.js"
 
 export interface ServerOptions extends ServerConfig {
@@ -58,7 +62,7 @@ const postgresStorage = (url: Redacted.Redacted<string>): Layer.Layer<SqlClient.
     ),
   )
 
-/** `AIDE_PUBLIC_URL` when unset: the listening address (right when browsers reach the server there). */
+/** `AIDE_PUBLIC_URL` when unset: the listening address (right for browsers that reach it there). */
 const defaultPublicUrl = (options: ServerOptions) =>
   `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${options.port}`
 
@@ -208,52 +212,53 @@ const hostCheckOptions = (options: ServerOptions): HostCheck.HostCheckOptions =>
  */
 export const layer = (options: ServerOptions) => {
   const direct: DirectReconnects.DirectRoutes = {}
-  return HttpApiBuilder.serve().pipe(
-    // Spans per request cost ~25% of throughput and nothing exports them yet.
-    HttpMiddleware.withTracerDisabledWhen(() => true),
-    // Outermost, so every answer is counted, whoever gave it (docs/operations.md "Metrics").
-    Layer.provide(HttpApiBuilder.middleware(RequestMetrics.middleware)),
-    Layer.provide(MetricsRoute.layer(options.metricsToken ?? Option.none())),
-    Layer.provide(lazyDocs("/api/docs")),
-    Layer.provide(lazyOpenApi("/api/openapi.json")),
-    // The web console (static files, its own CSP) and the browser's way to it from `/`.
-    Layer.provide(Console.layer({ dir: options.consoleDir ?? process.env.AIDE_CONSOLE_DIR })),
-    Layer.provide(Console.rootRedirect),
-    // Channel plugins' webhooks: public raw routes beside the HttpApi (see docs/channels.md).
-    Layer.provide(
-      Webhooks.layer({
-        trustProxy: options.trustProxy,
-        ...(options.kernel?.channelGateway?.webhooks?.maxBodyBytes === undefined
-          ? {}
-          : { maxBodyBytes: options.kernel.channelGateway.webhooks.maxBodyBytes }),
-      }),
-    ),
-    // Outermost: a foreign Host (DNS rebinding) or Origin is refused before anything else runs.
-    Layer.provide(HostCheck.layer(hostCheckOptions(options))),
-    Layer.provide(HostCheck.startupWarning(hostCheckOptions(options))),
-    // Open requests per client on the public routes, counted before any body is read (429 past it).
-    Layer.provide(SlowClients.capLayer(options)),
-    // Built after ErrorHandling, so it wraps it: its 413/415/404 answers carry the CORS headers too.
-    Layer.provide(Cors.layer(options.corsOrigins ?? [])),
-    Layer.provide(
-      ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
-    ),
-    Layer.provide(apiLayer(options)),
-    Layer.provide(
-      DirectReconnects.layer(direct, {
-        hostCheck: hostCheckOptions(options),
-        heartbeat: options.chatHeartbeat ?? DirectReconnects.defaultHeartbeat,
-        maxLagBytes: options.chatMaxLagBytes,
-      }),
-    ),
-    Layer.provideMerge(
-      NodeHttpServer.layer(createHttpServer(options, direct), { port: options.port, host: options.host }),
-    ),
-    // Kept in the output: embedders (and tests seeding data) reach the same kernel services.
-    Layer.provideMerge(kernelLayer(options)),
-    // Every span (Effect.fn, @effect/sql's per-query spans) becomes a no-op: nothing exports
-    // them yet, and building them cost ~10% of an authenticated request.
-    Layer.provide(Layer.setTracerEnabled(false)),
+  const serve = HttpApiBuilder.serve()
+  return (
+    // Spans per request cost ~25% of throughput: only made when something exports them.
+    (options.otlpEndpoint === undefined ? HttpMiddleware.withTracerDisabledWhen(serve, () => true) : serve).pipe(
+      Layer.provide(HttpApiBuilder.middleware(RequestMetrics.middleware)), // outermost: counts every answer
+      Layer.provide(MetricsRoute.layer(options.metricsToken ?? Option.none())),
+      Layer.provide(lazyDocs("/api/docs")),
+      Layer.provide(lazyOpenApi("/api/openapi.json")),
+      // The web console (static files, its own CSP) and the browser's way to it from `/`.
+      Layer.provide(Console.layer({ dir: options.consoleDir ?? process.env.AIDE_CONSOLE_DIR })),
+      Layer.provide(Console.rootRedirect),
+      // Channel plugins' webhooks: public raw routes beside the HttpApi (see docs/channels.md).
+      Layer.provide(
+        Webhooks.layer({
+          trustProxy: options.trustProxy,
+          ...(options.kernel?.channelGateway?.webhooks?.maxBodyBytes === undefined
+            ? {}
+            : { maxBodyBytes: options.kernel.channelGateway.webhooks.maxBodyBytes }),
+        }),
+      ),
+      // Outermost: a foreign Host (DNS rebinding) or Origin is refused before anything else runs.
+      Layer.provide(HostCheck.layer(hostCheckOptions(options))),
+      Layer.provide(HostCheck.startupWarning(hostCheckOptions(options))),
+      // Open requests per client on the public routes, counted before any body is read (429 past it).
+      Layer.provide(SlowClients.capLayer(options)),
+      // Built after ErrorHandling, so it wraps it: its 413/415/404 answers carry the CORS headers too.
+      Layer.provide(Cors.layer(options.corsOrigins ?? [])),
+      Layer.provide(
+        ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
+      ),
+      Layer.provide(apiLayer(options)),
+      Layer.provide(
+        DirectReconnects.layer(direct, {
+          hostCheck: hostCheckOptions(options),
+          heartbeat: options.chatHeartbeat ?? DirectReconnects.defaultHeartbeat,
+          maxLagBytes: options.chatMaxLagBytes,
+        }),
+      ),
+      Layer.provideMerge(
+        NodeHttpServer.layer(createHttpServer(options, direct), { port: options.port, host: options.host }),
+      ),
+      // Kept in the output: embedders (and tests seeding data) reach the same kernel services.
+      Layer.provideMerge(kernelLayer(options)),
+      // Without OpenTelemetry every span (Effect.fn, @effect/sql's per-query spans) is a no-op:
+      // building them cost ~10% of an authenticated request.
+      Layer.provide(Tracing.fromConfig(options, version)),
+    )
   )
 }
 
@@ -263,8 +268,6 @@ export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>
     ? `http://${server.address.hostname.includes(":") ? `[${server.address.hostname}]` : server.address.hostname}:${server.address.port}`
     : `unix:${server.address.path}`,
 )
-
-export type WebHandlerOptions = ServerOptions & WebHandler.ServerlessOptions
 
 /**
  * The API as a fetch-style handler, `(Request) => Promise<Response>`, for hosts that hand over
@@ -278,7 +281,7 @@ export type WebHandlerOptions = ServerOptions & WebHandler.ServerlessOptions
  * const { handler, dispose } = Server.webHandler(options)
  * const response = await handler(new Request("http://aide.local/"))
  */
-export const webHandler = (options: WebHandlerOptions): WebHandler.WebHandler => {
+export const webHandler = (options: WebHandler.WebHandlerOptions): WebHandler.WebHandler => {
   const serverless = options.serverless === true
   const kernel = kernelLayer(serverless ? WebHandler.serverlessKernel(options) : options)
   return WebHandler.make(
@@ -287,13 +290,11 @@ export const webHandler = (options: WebHandlerOptions): WebHandler.WebHandler =>
       Layer.provide(HttpApiBuilder.middleware(RequestMetrics.middleware)),
       Layer.provide(MetricsRoute.layer(options.metricsToken ?? Option.none())),
       Layer.provide(Cors.layer(options.corsOrigins ?? [])),
-      Layer.provide(
-        ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
-      ),
+      Layer.provide(ErrorHandling.layer(options)),
       Layer.provideMerge(apiLayer(options, { serverless })),
       Layer.provideMerge(kernel),
       Layer.provideMerge(HttpServer.layerContext),
-      Layer.provide(Layer.setTracerEnabled(false)),
+      Layer.provide(Tracing.fromConfig(options, version)),
     ),
   )
 }

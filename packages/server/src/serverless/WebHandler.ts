@@ -1,6 +1,7 @@
 import { DueRunner, type Kernel } from "@aide/kernel"
 import { type HttpApi, HttpApiBuilder, type HttpRouter } from "@effect/platform"
 import { Layer, Option, type Redacted, Supervisor } from "effect"
+import type { ServerOptions } from "../Server.js"
 import * as Background from "./Background.js"
 import * as RunDue from "./RunDue.js"
 import * as ServerlessStreams from "./ServerlessStreams.js"
@@ -21,6 +22,9 @@ export interface ServerlessOptions {
   /** `AIDE_CRON_SECRET`: the Bearer a platform's cron calls the run-due trigger with (an owner's token works too). */
   readonly cronSecret?: Option.Option<Redacted.Redacted<string>>
 }
+
+/** The options of `Server.webHandler`: the server's, and serverless mode's. */
+export type WebHandlerOptions = ServerOptions & ServerlessOptions
 
 /** Per call: what Cloudflare-style hosts hand over beside the request. */
 export interface InvocationContext {
