@@ -1,5 +1,5 @@
 import { HttpApi, HttpApp, HttpMiddleware, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { Effect, Metric, MetricBoundaries, MetricLabel } from "effect"
+import { Context, Effect, Metric, MetricBoundaries, MetricLabel } from "effect"
 import { AideApi } from "../api/AideApi.js"
 
 export const requests = Metric.counter("aide_http_requests_total", {
@@ -86,21 +86,37 @@ const labelsFor = (method: string, route: string, status: number) => {
   return found
 }
 
+const count = (request: HttpServerRequest.HttpServerRequest, status: number, started: number) => {
+  requests.unsafeUpdate(1, labelsFor(request.method, routeOf(request.method, request.url), status))
+  duration.unsafeUpdate((performance.now() - started) / 1000, [])
+}
+
 const startedAt = new WeakMap<HttpServerRequest.HttpServerRequest, number>()
 
-/** Records the final answer: after error handling, whichever layer turned a failure into it. */
-const record = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+/** A failure's answer is made further out (the HttpApi's error encoding): counted once it is. */
+const countAnswer = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
   Effect.sync(() => {
-    requests.unsafeUpdate(1, labelsFor(request.method, routeOf(request.method, request.url), response.status))
-    const started = startedAt.get(request)
-    if (started !== undefined) duration.unsafeUpdate((performance.now() - started) / 1000, [])
+    count(request, response.status, startedAt.get(request) ?? performance.now())
     return response
   })
 
-/** Counts every request by route and status, and times it to its response head. */
+/**
+ * Counts every request by route and status, and times it to its response head. A response is
+ * counted where it comes back; a failure through a pre-response hook, once it is an answer.
+ */
 export const middleware = HttpMiddleware.make((app) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    startedAt.set(request, performance.now())
-    return Effect.zipRight(HttpApp.appendPreResponseHandler(record), app)
+  Effect.withFiberRuntime((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    const started = performance.now()
+    return Effect.matchCauseEffect(app, {
+      onSuccess: (response) => {
+        count(request, response.status, started)
+        return Effect.succeed(response)
+      },
+      onFailure: (cause) => {
+        startedAt.set(request, started)
+        return Effect.zipRight(HttpApp.appendPreResponseHandler(countAnswer), Effect.failCause(cause))
+      },
+    })
   }),
 )
