@@ -4,6 +4,7 @@
 // A whole request costs ~200–500 µs CPU here (bench/README.md), so this is the share to compare.
 //
 //   npx tsx bench/metrics-overhead.ts        # env ROUNDS [7], REQUESTS [20000]
+// @ts-expect-error the server's own copy, untyped from here (the root installs no @effect/platform)
 import * as Platform from "../packages/server/node_modules/@effect/platform/dist/esm/index.js"
 import * as RequestMetrics from "../packages/server/src/metrics/RequestMetrics.js"
 
@@ -32,7 +33,7 @@ const median = (values: Array<number>) => {
 }
 
 const results: Record<string, Array<number>> = { without: [], with: [] }
-for (const [name, handler] of Object.entries(variants)) await cpuPerRequest(handler) // warm-up
+for (const handler of Object.values(variants)) await cpuPerRequest(handler) // warm-up
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 === 0 ? (["without", "with"] as const) : (["with", "without"] as const)
   for (const name of order) results[name]!.push(await cpuPerRequest(variants[name]))

@@ -1,5 +1,5 @@
 import { HttpApi, HttpApp, HttpMiddleware, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Metric, MetricBoundaries, MetricLabel } from "effect"
+import { Effect, Metric, MetricBoundaries, MetricLabel } from "effect"
 import { AideApi } from "../api/AideApi.js"
 
 export const requests = Metric.counter("aide_http_requests_total", {
@@ -105,18 +105,17 @@ const countAnswer = (request: HttpServerRequest.HttpServerRequest, response: Htt
  * counted where it comes back; a failure through a pre-response hook, once it is an answer.
  */
 export const middleware = HttpMiddleware.make((app) =>
-  Effect.withFiberRuntime((fiber) => {
-    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const started = performance.now()
-    return Effect.matchCauseEffect(app, {
-      onSuccess: (response) => {
+    return app.pipe(
+      Effect.map((response) => {
         count(request, response.status, started)
-        return Effect.succeed(response)
-      },
-      onFailure: (cause) => {
+        return response
+      }),
+      Effect.tapErrorCause(() => {
         startedAt.set(request, started)
-        return Effect.zipRight(HttpApp.appendPreResponseHandler(countAnswer), Effect.failCause(cause))
-      },
-    })
+        return HttpApp.appendPreResponseHandler(countAnswer)
+      }),
+    )
   }),
 )
