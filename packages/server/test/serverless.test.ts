@@ -3,7 +3,7 @@ import type { RecordedRequest } from "@aide/testing"
 import { Option, Redacted } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { activeStreamIds, type ChatTestServer, chat, chunksOf, resume, startChatServer } from "./support/chat.js"
-import { request } from "./support/server.js"
+import { request, storageKinds } from "./support/server.js"
 
 const cronSecret = "cron-secret-of-at-least-some-length"
 const isTitleRequest = (recorded: RecordedRequest) =>
@@ -15,7 +15,7 @@ const until = async (iso: string) => {
   if (wait > 0) await delay(wait)
 }
 
-describe("Server.webHandler in serverless mode, behind Node's http adapter", () => {
+describe.each(storageKinds)("Server.webHandler in serverless mode, behind Node's http adapter (%s)", (storage) => {
   let server: ChatTestServer
   const api = (
     path: string,
@@ -26,6 +26,7 @@ describe("Server.webHandler in serverless mode, behind Node's http adapter", () 
 
   beforeAll(async () => {
     server = await startChatServer({
+      storage,
       mode: "serverless",
       modelTitles: true,
       cronSecret: Option.some(Redacted.make(cronSecret)),
