@@ -29,10 +29,17 @@ import * as HostCheck from "./http/HostCheck.js"
 import * as RateLimit from "./http/RateLimit.js"
 import * as SlowClients from "./http/SlowClients.js"
 import * as Webhooks from "./http/Webhooks.js"
+import * as MetricsRoute from "./metrics/MetricsRoute.js"
+import * as RequestMetrics from "./metrics/RequestMetrics.js"
+import * as Tracing from "./metrics/Tracing.js"
 import { bundledPluginFolders } from "./process/BundledPlugins.js"
 import { postgresReplicas, postgresStorage } from "./process/PostgresLayers.js"
 import { redisMechanisms } from "./ScaleOut.js"
 import { replicasProblem, type ServerConfig } from "./ServerConfig.js"
+import * as WebHandler from "./serverless/WebHandler.js"
+
+export type { WebHandlerOptions } from "./serverless/WebHandler.js"
+
 import { version } from "./version.js"
 
 export interface ServerOptions extends ServerConfig {
@@ -102,10 +109,10 @@ export const kernelLayer = (options: ServerOptions) =>
   )
 
 /** The HttpApi with its handlers and middleware, needing only the kernel's services. */
-export const apiLayer = (options: ServerOptions) =>
+export const apiLayer = (options: ServerOptions, mode: { readonly serverless?: boolean } = {}) =>
   HttpApiBuilder.api(AideApi).pipe(
     Layer.provide([
-      StatusHandlers.layer({ name: "aide", version, runtime: "node", serverless: false }),
+      StatusHandlers.layer({ name: "aide", version, runtime: "node", serverless: mode.serverless === true }),
       AuthHandlers.layer({ trustProxy: options.trustProxy }),
       ChatHandlers.layer({
         ...(options.chatHeartbeat === undefined ? {} : { heartbeat: options.chatHeartbeat }),
@@ -205,49 +212,53 @@ const hostCheckOptions = (options: ServerOptions): HostCheck.HostCheckOptions =>
  */
 export const layer = (options: ServerOptions) => {
   const direct: DirectReconnects.DirectRoutes = {}
-  return HttpApiBuilder.serve().pipe(
-    // Spans per request cost ~25% of throughput and nothing exports them yet.
-    HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(lazyDocs("/api/docs")),
-    Layer.provide(lazyOpenApi("/api/openapi.json")),
-    // The web console (static files, its own CSP) and the browser's way to it from `/`.
-    Layer.provide(Console.layer({ dir: options.consoleDir ?? process.env.AIDE_CONSOLE_DIR })),
-    Layer.provide(Console.rootRedirect),
-    // Channel plugins' webhooks: public raw routes beside the HttpApi (see docs/channels.md).
-    Layer.provide(
-      Webhooks.layer({
-        trustProxy: options.trustProxy,
-        ...(options.kernel?.channelGateway?.webhooks?.maxBodyBytes === undefined
-          ? {}
-          : { maxBodyBytes: options.kernel.channelGateway.webhooks.maxBodyBytes }),
-      }),
-    ),
-    // Outermost: a foreign Host (DNS rebinding) or Origin is refused before anything else runs.
-    Layer.provide(HostCheck.layer(hostCheckOptions(options))),
-    Layer.provide(HostCheck.startupWarning(hostCheckOptions(options))),
-    // Open requests per client on the public routes, counted before any body is read (429 past it).
-    Layer.provide(SlowClients.capLayer(options)),
-    // Built after ErrorHandling, so it wraps it: its 413/415/404 answers carry the CORS headers too.
-    Layer.provide(Cors.layer(options.corsOrigins ?? [])),
-    Layer.provide(
-      ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
-    ),
-    Layer.provide(apiLayer(options)),
-    Layer.provide(
-      DirectReconnects.layer(direct, {
-        hostCheck: hostCheckOptions(options),
-        heartbeat: options.chatHeartbeat ?? DirectReconnects.defaultHeartbeat,
-        maxLagBytes: options.chatMaxLagBytes,
-      }),
-    ),
-    Layer.provideMerge(
-      NodeHttpServer.layer(createHttpServer(options, direct), { port: options.port, host: options.host }),
-    ),
-    // Kept in the output: embedders (and tests seeding data) reach the same kernel services.
-    Layer.provideMerge(kernelLayer(options)),
-    // Every span (Effect.fn, @effect/sql's per-query spans) becomes a no-op: nothing exports
-    // them yet, and building them cost ~10% of an authenticated request.
-    Layer.provide(Layer.setTracerEnabled(false)),
+  const serve = HttpApiBuilder.serve()
+  return (
+    // Spans per request cost ~25% of throughput: only made when something exports them.
+    (options.otlpEndpoint === undefined ? HttpMiddleware.withTracerDisabledWhen(serve, () => true) : serve).pipe(
+      Layer.provide(HttpApiBuilder.middleware(RequestMetrics.middleware)), // outermost: counts every answer
+      Layer.provide(MetricsRoute.layer(options.metricsToken ?? Option.none())),
+      Layer.provide(lazyDocs("/api/docs")),
+      Layer.provide(lazyOpenApi("/api/openapi.json")),
+      // The web console (static files, its own CSP) and the browser's way to it from `/`.
+      Layer.provide(Console.layer({ dir: options.consoleDir ?? process.env.AIDE_CONSOLE_DIR })),
+      Layer.provide(Console.rootRedirect),
+      // Channel plugins' webhooks: public raw routes beside the HttpApi (see docs/channels.md).
+      Layer.provide(
+        Webhooks.layer({
+          trustProxy: options.trustProxy,
+          ...(options.kernel?.channelGateway?.webhooks?.maxBodyBytes === undefined
+            ? {}
+            : { maxBodyBytes: options.kernel.channelGateway.webhooks.maxBodyBytes }),
+        }),
+      ),
+      // Outermost: a foreign Host (DNS rebinding) or Origin is refused before anything else runs.
+      Layer.provide(HostCheck.layer(hostCheckOptions(options))),
+      Layer.provide(HostCheck.startupWarning(hostCheckOptions(options))),
+      // Open requests per client on the public routes, counted before any body is read (429 past it).
+      Layer.provide(SlowClients.capLayer(options)),
+      // Built after ErrorHandling, so it wraps it: its 413/415/404 answers carry the CORS headers too.
+      Layer.provide(Cors.layer(options.corsOrigins ?? [])),
+      Layer.provide(
+        ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
+      ),
+      Layer.provide(apiLayer(options)),
+      Layer.provide(
+        DirectReconnects.layer(direct, {
+          hostCheck: hostCheckOptions(options),
+          heartbeat: options.chatHeartbeat ?? DirectReconnects.defaultHeartbeat,
+          maxLagBytes: options.chatMaxLagBytes,
+        }),
+      ),
+      Layer.provideMerge(
+        NodeHttpServer.layer(createHttpServer(options, direct), { port: options.port, host: options.host }),
+      ),
+      // Kept in the output: embedders (and tests seeding data) reach the same kernel services.
+      Layer.provideMerge(kernelLayer(options)),
+      // Without OpenTelemetry every span (Effect.fn, @effect/sql's per-query spans) is a no-op:
+      // building them cost ~10% of an authenticated request.
+      Layer.provide(Tracing.fromConfig(options, version)),
+    )
   )
 }
 
@@ -264,25 +275,26 @@ export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>
  * kernel, handlers, error handling, CORS and `/api/openapi.json` of {@link layer}, with no
  * socket. Left to the host: the Host/Origin check, channel webhooks and the API docs page.
  * `port` and `host` only feed the default public URL. `dispose` closes the kernel and database.
+ * With `serverless: true`, nothing outlives a request (docs/operations.md "Serverless").
  *
  * @example
  * const { handler, dispose } = Server.webHandler(options)
  * const response = await handler(new Request("http://aide.local/"))
  */
-export const webHandler = (
-  options: ServerOptions,
-): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
-  const { handler, dispose } = HttpApiBuilder.toWebHandler(
+export const webHandler = (options: WebHandler.WebHandlerOptions): WebHandler.WebHandler => {
+  const serverless = options.serverless === true
+  const kernel = kernelLayer(serverless ? WebHandler.serverlessKernel(options) : options)
+  return WebHandler.make(
+    options,
     lazyOpenApi("/api/openapi.json").pipe(
+      Layer.provide(HttpApiBuilder.middleware(RequestMetrics.middleware)),
+      Layer.provide(MetricsRoute.layer(options.metricsToken ?? Option.none())),
       Layer.provide(Cors.layer(options.corsOrigins ?? [])),
-      Layer.provide(
-        ErrorHandling.layer({ maxBodyBytes: options.maxBodyBytes, chatMaxBodyBytes: options.chatMaxBodyBytes }),
-      ),
-      Layer.provideMerge(apiLayer(options)),
-      Layer.provideMerge(kernelLayer(options)),
+      Layer.provide(ErrorHandling.layer(options)),
+      Layer.provideMerge(apiLayer(options, { serverless })),
+      Layer.provideMerge(kernel),
       Layer.provideMerge(HttpServer.layerContext),
-      Layer.provide(Layer.setTracerEnabled(false)),
+      Layer.provide(Tracing.fromConfig(options, version)),
     ),
   )
-  return { handler: (request) => handler(request), dispose }
 }

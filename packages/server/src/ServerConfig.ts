@@ -53,6 +53,14 @@ export interface ServerConfig {
   readonly databaseTimeoutSeconds?: number | undefined
   /** `AIDE_LEASE_TTL` in seconds, default 5 (PostgreSQL only): how long a dead replica's leases outlive it. */
   readonly leaseTtlSeconds?: number | undefined
+  /** `AIDE_CRON_SECRET`: Bearer of the serverless run-due trigger (an owner's token also works). */
+  readonly cronSecret?: Option.Option<Redacted.Redacted<string>>
+  /** `AIDE_METRICS_TOKEN`: Bearer of `GET /metrics` for scrapers (an owner's token also works). */
+  readonly metricsToken?: Option.Option<Redacted.Redacted<string>>
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT`: export traces over OTLP/HTTP to this collector (default: no tracing). */
+  readonly otlpEndpoint?: string | undefined
+  /** `OTEL_SERVICE_NAME`, default `aide`: the traces' `service.name`. */
+  readonly otelServiceName?: string | undefined
   /** `AIDE_PLUGINS_PATH`: absolute plugin folders (or folders of them), `:`-separated, besides `<dataDir>/plugins`. */
   readonly pluginsPath?: ReadonlyArray<string> | undefined
 }
@@ -126,6 +134,13 @@ const fields = Config.all({
   redisKeyPrefix: Config.string("AIDE_REDIS_PREFIX").pipe(Config.withDefault("aide:")),
   replicas: Config.literal("one", "many")("AIDE_REPLICAS").pipe(Config.withDefault("one" as const)),
   jwtSecret: Config.option(Config.redacted("AIDE_JWT_SECRET")),
+  cronSecret: Config.option(Config.redacted("AIDE_CRON_SECRET")),
+  metricsToken: Config.option(Config.redacted("AIDE_METRICS_TOKEN")),
+  otlpEndpoint: Config.option(Config.url("OTEL_EXPORTER_OTLP_ENDPOINT")).pipe(
+    Config.map(Option.map((url) => url.href)),
+    Config.map(Option.getOrUndefined),
+  ),
+  otelServiceName: Config.option(Config.string("OTEL_SERVICE_NAME")).pipe(Config.map(Option.getOrUndefined)),
   trustProxy: Config.string("AIDE_TRUST_PROXY").pipe(Config.withDefault(""), Config.mapAttempt(parseTrustProxy)),
   maxBodyBytes: Config.integer("AIDE_MAX_BODY_BYTES").pipe(Config.withDefault(defaultMaxBodyBytes)),
   chatMaxBodyBytes: Config.integer("AIDE_MAX_CHAT_BODY_BYTES").pipe(Config.withDefault(defaultChatMaxBodyBytes)),

@@ -2,6 +2,7 @@ import { Cause, Clock, Duration, Effect, FiberMap, Layer, Option, Schedule, type
 import { ChannelDeliveryError } from "../channels/Channel.js"
 import { ChannelRegistry } from "../channels/ChannelRegistry.js"
 import { Ids } from "../ids/Ids.js"
+import * as KernelMetrics from "../metrics/KernelMetrics.js"
 import * as Leases from "../replicas/Leases.js"
 import {
   Inbox,
@@ -120,6 +121,7 @@ export const make = (
             const result = yield* Effect.either(attempt(message))
             if (result._tag === "Right") {
               yield* store.finish(id, owner, "sent", null)
+              KernelMetrics.countInboxDelivery("sent")
               return
             }
             lastError = result.left.message
@@ -128,6 +130,7 @@ export const make = (
             )
           }
           yield* store.finish(id, owner, "failed", lastError)
+          KernelMetrics.countInboxDelivery("failed")
           yield* Effect.logError("inbox: delivery failed; the message stays in the web inbox").pipe(
             Effect.annotateLogs({ messageId: id, channel: message.destination, error: lastError }),
           )

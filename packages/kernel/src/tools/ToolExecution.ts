@@ -1,4 +1,5 @@
 import { Cause, Exit, Runtime, Stream } from "effect"
+import * as KernelMetrics from "../metrics/KernelMetrics.js"
 import { boundedOutput } from "./BoundedValue.js"
 import { type ToolCallContext, type ToolDefinition, ToolExecutionError } from "./ToolRegistry.js"
 
@@ -31,6 +32,7 @@ export const make =
         definition.execute(input, contextOf(options.toolCallId)),
         options.abortSignal === undefined ? undefined : { signal: options.abortSignal },
       )
+      KernelMetrics.countToolCall(Exit.isFailure(exit) ? "error" : "ok")
       if (Exit.isFailure(exit)) throw new Error(failureMessage(exit.cause))
       // Whatever a plugin or MCP server sent, bounded before the SDK stores it and the model reads it.
       return boundedOutput(exit.value)
@@ -52,9 +54,10 @@ const streamed = (
     try {
       while (true) {
         const next = await iterator.next().catch((error: unknown) => {
+          KernelMetrics.countToolCall("error")
           throw new Error(error instanceof ToolExecutionError ? error.message : `${name} failed unexpectedly`)
         })
-        if (next.done === true) return
+        if (next.done === true) return void KernelMetrics.countToolCall("ok")
         yield boundedOutput(next.value)
       }
     } finally {

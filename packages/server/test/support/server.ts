@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Kernel, PasswordHasher, SqliteStorage } from "@aide/kernel"
 import { PostgresStorage } from "@aide/kernel/postgres"
-import { Server, ServerConfig } from "@aide/server"
+import { NodeAdapter, Server, ServerConfig } from "@aide/server"
 import { createTestDatabase } from "@aide/testing/effect"
 import type { SqlClient } from "@effect/sql"
 import { type Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
@@ -23,8 +25,13 @@ export interface TestServer {
   readonly close: () => Promise<void>
 }
 
-export interface StartOptions extends Partial<Server.ServerOptions> {
+export interface StartOptions extends Partial<Server.WebHandlerOptions> {
   readonly storage?: StorageKind
+  /**
+   * `"serverless"`: `Server.webHandler` in serverless mode behind Node's http adapter instead of
+   * `Server.layer` (`run` is then unavailable). Default `AIDE_TEST_MODE`, else `"server"`.
+   */
+  readonly mode?: "server" | "serverless"
 }
 
 /**
@@ -32,7 +39,7 @@ export interface StartOptions extends Partial<Server.ServerOptions> {
  * passwords are hashed at minimal argon2id cost to keep suites fast.
  */
 export const startServer = async (options: StartOptions = {}): Promise<TestServer> => {
-  const { storage = "sqlite", ...overrides } = options
+  const { storage = "sqlite", mode = process.env.AIDE_TEST_MODE ?? "server", ...overrides } = options
   const dataDir = mkdtempSync(join(tmpdir(), "aide-test-"))
   const database = storage === "postgres" ? await createTestDatabase() : undefined
   // The server's own storage, as `Server` would open it, given to its kernel and kept beside it:
@@ -54,6 +61,7 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
     ...overrides,
     kernel: { passwordHasher: PasswordHasher.layerTest, ...overrides.kernel, storage: storageLayer },
   }
+  if (mode === "serverless") return startServerless(serverOptions, dataDir, database)
   const runtime = ManagedRuntime.make(Layer.merge(Server.layer(serverOptions), storageLayer))
   const url = await runtime.runPromise(Server.baseUrl)
   return {
@@ -62,6 +70,30 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
     run: (effect) => runtime.runPromise(effect),
     close: async () => {
       await runtime.dispose()
+      await database?.drop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** `Server.webHandler` in serverless mode, served by Node's http module through `NodeAdapter`. */
+const startServerless = async (
+  options: Server.WebHandlerOptions,
+  dataDir: string,
+  database: { readonly drop: () => Promise<void> } | undefined,
+): Promise<TestServer> => {
+  const web = Server.webHandler({ ...options, serverless: true })
+  const http = createServer(NodeAdapter.toNodeListener(web.handler))
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
+  const { port } = http.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dataDir,
+    run: () => Promise.reject(new Error("run: not available on the serverless handler")),
+    close: async () => {
+      http.closeAllConnections()
+      await new Promise((resolve) => http.close(resolve))
+      await web.dispose()
       await database?.drop()
       rmSync(dataDir, { recursive: true, force: true })
     },

@@ -1,5 +1,6 @@
 import type { UIMessage, UIMessageChunk } from "ai"
 import { Clock, Effect } from "effect"
+import * as KernelMetrics from "../../metrics/KernelMetrics.js"
 import type { AnswerRecorder } from "../AnswerRecorder.js"
 import { type ModelStream, RunCut } from "../ModelStream.js"
 import * as RunBounds from "../RunBounds.js"
@@ -69,6 +70,16 @@ export const run = (spec: RunLoopSpec): Effect.Effect<void> => {
     yield* model.done
     const { outcome } = model
     if (interrupted === undefined && outcome.aborted) interrupted = "stopped"
+    if (interrupted === "model-error") KernelMetrics.countModelError()
+    KernelMetrics.countChatRun(
+      interrupted === undefined
+        ? "completed"
+        : interrupted === "stopped"
+          ? "stopped"
+          : interrupted === "model-error"
+            ? "model_error"
+            : "cut",
+    )
     yield* spec.commit(outcome.responseMessage, interrupted)
     yield* spec.afterCommit
     if (finish !== undefined) yield* writer.publish(finish)
@@ -84,6 +95,7 @@ export const run = (spec: RunLoopSpec): Effect.Effect<void> => {
   }).pipe(
     Effect.catchAllCause((cause) =>
       Effect.logError("chat run failed", cause).pipe(
+        Effect.zipLeft(Effect.sync(() => KernelMetrics.countChatRun("failed"))),
         Effect.zipRight(writer.publish({ type: "error", errorText: "the response could not be completed" })),
       ),
     ),

@@ -2,6 +2,7 @@ import { Cause, Clock, Deferred, Effect, FiberSet, Option, Stream } from "effect
 import { Ids } from "../../ids/Ids.js"
 import { Memory } from "../../memory/Memory.js"
 import { Recall } from "../../memory/recall/Recall.js"
+import * as KernelMetrics from "../../metrics/KernelMetrics.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import { type StoredMessage, Threads } from "../../threads/Threads.js"
 import { Tools } from "../../tools/Tools.js"
@@ -112,6 +113,8 @@ export const make = (
             metadata,
             maxSteps: spec.maxSteps ?? options.maxSteps,
           })
+          // `open` returns with the model's first content (its head).
+          KernelMetrics.observeFirstDelta((yield* Clock.currentTimeMillis) - startedAt)
 
           let saved: StoredMessage | undefined
           const writer = yield* hub.open(threadId).pipe(Effect.mapError(() => new ChatBusy({ threadId })))
@@ -180,6 +183,18 @@ export const make = (
             // for a model failure, the provider's message), never the conversation.
             Effect.tapErrorCause((cause) =>
               Effect.logWarning("chat run failed before streaming").pipe(
+                Effect.zipLeft(
+                  Effect.sync(() => {
+                    KernelMetrics.countChatRun("failed_to_start")
+                    if (
+                      Cause.failureOption(cause).pipe(
+                        Option.exists((error) => (error as { readonly _tag?: unknown })._tag === "ChatModelError"),
+                      )
+                    ) {
+                      KernelMetrics.countModelError()
+                    }
+                  }),
+                ),
                 Effect.annotateLogs({ threadId, error: failureOf(cause) }),
               ),
             ),

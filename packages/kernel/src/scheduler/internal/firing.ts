@@ -1,5 +1,6 @@
 import { Cause, Clock, Duration, Effect, FiberMap } from "effect"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
+import * as KernelMetrics from "../../metrics/KernelMetrics.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import { withinHours } from "../Cron.js"
 import { type Entry, heartbeatOf, messageOf } from "../DueTimes.js"
@@ -54,6 +55,7 @@ export const make = (state: RuntimeState, runs: TaskRuns, retirement: Retirement
   ) =>
     Effect.gen(function* () {
       const firedAt = yield* Clock.currentTimeMillis
+      KernelMetrics.observeSchedulerLag(firedAt - dueAt)
       yield* Effect.logInfo("scheduler: task fired").pipe(
         Effect.annotateLogs({ taskId: entry.id, dueAt: new Date(dueAt).toISOString(), lateMs: firedAt - dueAt }),
       )

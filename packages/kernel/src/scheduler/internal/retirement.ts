@@ -16,6 +16,8 @@ export interface Retirement {
   readonly worker: Effect.Effect<never>
   /** Removes the tasks queued so far, now (a scheduler without the worker). */
   readonly flush: Effect.Effect<void>
+  /** Retires what is waiting now, without the worker (a pass that ends with its request). */
+  readonly drain: Effect.Effect<void>
 }
 
 /** True when a task with this run count has nothing left to run. */
@@ -59,5 +61,6 @@ export const make: Effect.Effect<Retirement, never, AppConfig> = Effect.gen(func
     retire,
     worker: Effect.forever(Effect.zipRight(Queue.take(signal), retireBatch)),
     flush: Effect.zipRight(Queue.takeAll(signal), retireBatch),
+    drain: retireBatch,
   }
 })

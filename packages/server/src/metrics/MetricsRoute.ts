@@ -1,0 +1,35 @@
+import { Auth, StreamHub } from "@aide/kernel"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Metric, type Option, type Redacted } from "effect"
+import * as BearerGate from "../http/BearerGate.js"
+import * as Prometheus from "./Prometheus.js"
+
+const sseSubscribers = Metric.gauge("aide_sse_subscribers", {
+  description: "Clients following a chat stream (reconnects and second tabs), now.",
+})
+const activeStreams = Metric.gauge("aide_chat_active_streams", { description: "Chat streams running now." })
+
+/**
+ * `GET /metrics`: the registry in Prometheus text, for a scraper holding `AIDE_METRICS_TOKEN` as
+ * its Bearer (an owner's access token works too). On the API's own port: one listener, and the
+ * same Host/Origin checks and limits as every route. Gauges are read at scrape time.
+ */
+export const layer = (metricsToken: Option.Option<Redacted.Redacted<string>>) =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function* () {
+      const auth = yield* Auth.Auth
+      const hub = yield* StreamHub.StreamHub
+      const scrape = Effect.gen(function* () {
+        yield* Metric.set(sseSubscribers, yield* hub.subscriberCount())
+        yield* Metric.set(activeStreams, (yield* hub.activeThreadIds).length)
+        const text = yield* Prometheus.render("aide_")
+        return HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" })
+      })
+      yield* router.get(
+        "/metrics",
+        Effect.flatMap(BearerGate.authorized(auth, metricsToken), (ok) =>
+          ok ? scrape : Effect.succeed(BearerGate.unauthorized),
+        ),
+      )
+    }),
+  )

@@ -1,0 +1,83 @@
+import { Option, Redacted } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type ChatTestServer, chat, startChatServer } from "./support/chat.js"
+
+const metricsToken = "scraper-token-of-some-length"
+
+/** The value of one sample line (`name{labels} value`) of a Prometheus text body; 0 when absent. */
+const sample = (text: string, line: string) => {
+  const found = text.split("\n").find((candidate) => candidate.startsWith(`${line} `))
+  return found === undefined ? 0 : Number(found.slice(line.length + 1))
+}
+
+describe("GET /metrics", () => {
+  let server: ChatTestServer
+  const scrape = async (token: string | null = metricsToken) => {
+    const response = await fetch(`${server.url}/metrics`, {
+      headers: token === null ? {} : { authorization: `Bearer ${token}` },
+    })
+    return { status: response.status, type: response.headers.get("content-type"), text: await response.text() }
+  }
+
+  beforeAll(async () => {
+    server = await startChatServer({ metricsToken: Option.some(Redacted.make(metricsToken)) })
+  })
+  afterAll(() => server.close())
+
+  it("answers 401 without a token or with a wrong one", async () => {
+    expect((await scrape(null)).status).toBe(401)
+    expect((await scrape("wrong")).status).toBe(401)
+  })
+
+  it("answers Prometheus text to the metrics token, and to the owner's token", async () => {
+    const byToken = await scrape()
+    expect(byToken.status).toBe(200)
+    expect(byToken.type).toBe("text/plain; version=0.0.4; charset=utf-8")
+    expect(byToken.text).toContain("# TYPE aide_http_requests_total counter")
+    expect((await scrape(server.token)).status).toBe(200)
+  })
+
+  it("counts requests by route pattern (not the URL) and status", async () => {
+    const line = 'aide_http_requests_total{method="GET",route="/api/threads/:id",status="404"}'
+    const before = sample((await scrape()).text, line)
+    for (const id of ["a", "b", "c"]) {
+      const response = await fetch(`${server.url}/api/threads/${id}`, {
+        headers: { authorization: `Bearer ${server.token}` },
+      })
+      expect(response.status).toBe(404)
+    }
+    const text = (await scrape()).text
+    expect(sample(text, line)).toBe(before + 3)
+    expect(text).not.toContain("/api/threads/a")
+  })
+
+  it("counts chat runs and observes their latency to the first delta", async () => {
+    const before = (await scrape()).text
+    server.model.script({ text: "Counted." })
+    const response = await chat(server, "Hello")
+    await response.text()
+    const after = (await scrape()).text
+    const runs = 'aide_chat_runs_total{outcome="completed"}'
+    expect(sample(after, runs)).toBe(sample(before, runs) + 1)
+    expect(sample(after, "aide_chat_first_delta_seconds_count")).toBe(
+      sample(before, "aide_chat_first_delta_seconds_count") + 1,
+    )
+    expect(after).toContain("# TYPE aide_chat_first_delta_seconds histogram")
+    expect(after).toContain('aide_chat_first_delta_seconds_bucket{le="+Inf"}')
+  })
+
+  it("counts model errors", async () => {
+    const before = sample((await scrape()).text, "aide_model_errors_total")
+    server.model.script({ error: { status: 400, message: "bad request" } })
+    const response = await chat(server, "Fail")
+    await response.text()
+    expect(sample((await scrape()).text, "aide_model_errors_total")).toBe(before + 1)
+  })
+
+  it("reports SSE subscribers and running streams as gauges", async () => {
+    const text = (await scrape()).text
+    expect(text).toContain("# TYPE aide_sse_subscribers gauge")
+    expect(sample(text, "aide_sse_subscribers")).toBe(0)
+    expect(sample(text, "aide_chat_active_streams")).toBe(0)
+  })
+})
