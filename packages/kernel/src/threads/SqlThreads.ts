@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { Ids } from "../ids/Ids.js"
-import { ensureMigrated } from "../storage/SqlMigrations.js"
+import * as SqlMigrations from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { sqlErrorsAsStorage as orStorageError } from "../storage/StorageError.js"
 import { boundedParts } from "../tools/BoundedValue.js"
@@ -15,6 +15,7 @@ import {
   type ThreadSummary,
   Threads,
 } from "./Threads.js"
+import { schema } from "./threadsSchema.js"
 
 interface ThreadRow {
   readonly id: string
@@ -325,5 +326,5 @@ export const make = Effect.gen(function* () {
 /** `Threads` on the kernel's `SqlClient`; branch ids come from `Ids`. */
 export const layer: Layer.Layer<Threads, StorageError, SqlClient.SqlClient | Ids> = Layer.effect(
   Threads,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )
