@@ -308,3 +308,6 @@ export const layer = (options: KernelOptions): Layer.Layer<KernelServices, Kerne
     Layer.provideMerge(stores),
   )
 }
+
+/** The kernel with every store in memory, no file opened: see `KernelMemory.ts`. */
+export { type KernelMemoryOptions, layerMemory } from "./KernelMemory.js"
