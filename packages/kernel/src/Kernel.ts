@@ -7,48 +7,38 @@ import * as AuthConfig from "./auth/AuthConfig.js"
 import type { AuthStore } from "./auth/AuthStore.js"
 import * as PasswordHasher from "./auth/PasswordHasher.js"
 import * as SigningSecret from "./auth/SigningSecret.js"
-import * as SqlAuthStore from "./auth/SqlAuthStore.js"
 import * as ChannelRegistry from "./channels/ChannelRegistry.js"
 import type { ChannelConversations } from "./channels/gateway/ChannelConversations.js"
 import * as ChannelGateway from "./channels/gateway/ChannelGateway.js"
-import * as SqlChannelConversations from "./channels/gateway/SqlChannelConversations.js"
 import * as Chat from "./chat/Chat.js"
 import type { ChatRuns } from "./chat/ChatRuns.js"
-import * as SqlChatRuns from "./chat/SqlChatRuns.js"
 import * as StreamHub from "./chat/StreamHub.js"
 import * as TitleGenerator from "./chat/TitleGenerator.js"
 import * as AppConfig from "./config/AppConfig.js"
 import type { ConfigStore } from "./config/ConfigStore.js"
-import * as SqlConfigStore from "./config/SqlConfigStore.js"
 import * as Ids from "./ids/Ids.js"
 import * as DeliveringInbox from "./inbox/DeliveringInbox.js"
 import type * as Inbox from "./inbox/Inbox.js"
 import type { InboxStore } from "./inbox/InboxStore.js"
-import * as SqlInboxStore from "./inbox/SqlInboxStore.js"
 import * as McpOAuth from "./mcp/McpOAuth.js"
 import type { McpOAuthStore } from "./mcp/McpOAuthStore.js"
 import * as McpRegistry from "./mcp/McpRegistry.js"
-import * as SqlMcpOAuthStore from "./mcp/SqlMcpOAuthStore.js"
 import * as Memory from "./memory/Memory.js"
 import type { MemoryStore } from "./memory/MemoryStore.js"
 import type { ObservationStore } from "./memory/observational/ObservationStore.js"
-import * as SqlObservationStore from "./memory/observational/SqlObservationStore.js"
 import * as Recall from "./memory/recall/Recall.js"
 import * as RecallIndex from "./memory/recall/RecallIndex.js"
-import * as SqlRecallIndex from "./memory/recall/SqlRecallIndex.js"
-import * as SqlMemoryStore from "./memory/SqlMemoryStore.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as PluginLoader from "./plugins/loader/PluginLoader.js"
 import * as PluginCatalog from "./plugins/PluginCatalog.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
 import type { RunLedger } from "./scheduler/RunLedger.js"
 import * as Scheduler from "./scheduler/Scheduler.js"
-import * as SqlRunLedger from "./scheduler/SqlRunLedger.js"
 import * as SqliteStorage from "./storage/SqliteStorage.js"
 import type { StorageError } from "./storage/StorageError.js"
 import type { Stores } from "./stores/SqlStores.js"
+import * as SqlStores from "./stores/SqlStores.js"
 import * as ActiveStreams from "./threads/ActiveStreams.js"
-import * as SqlThreads from "./threads/SqlThreads.js"
 import type { Threads } from "./threads/Threads.js"
 import * as BuiltinTools from "./tools/BuiltinTools.js"
 import * as ToolRegistry from "./tools/ToolRegistry.js"
@@ -223,44 +213,23 @@ export type KernelServices = Services | ServiceRequirements
 export type KernelError = StorageError | SigningSecret.SigningSecretError
 
 /**
- * The stores of `options`, the SQL ones on one connection. The connection is opened only when
- * some store is SQL: an embedder replacing them all never touches `dataDir/aide.db`.
+ * The stores of `options`, the SQL ones (`SqlStores.layers`, the one list of stores) on one
+ * connection. The connection is opened only when some store is SQL: an embedder replacing them
+ * all never touches `dataDir/aide.db`.
  */
 const storesLayer = (options: KernelOptions, ids: Layer.Layer<Ids.Ids>) => {
-  const { authStore, configStore, threads, chatRuns, inboxStore, mcpOAuthStore, runLedger } = options
-  const { memoryStore, observationStore, channelConversations } = options
+  const names = Object.keys(SqlStores.layers) as ReadonlyArray<keyof typeof SqlStores.layers>
   // The SQL index reads the `messages` table: threads kept elsewhere leave it nothing to find.
-  const recallIndex = options.recallIndex ?? (threads ? RecallIndex.layerEmpty : SqlRecallIndex.layer)
-  const allGiven = authStore && configStore && threads && chatRuns && inboxStore && mcpOAuthStore && runLedger
-  if (allGiven && memoryStore && observationStore && channelConversations) {
-    const stores = Layer.mergeAll(
-      authStore,
-      configStore,
-      threads,
-      chatRuns,
-      inboxStore,
-      mcpOAuthStore,
-      runLedger,
-      memoryStore,
-      observationStore,
-      channelConversations,
-      options.recallIndex ?? RecallIndex.layerEmpty,
-    )
-    return Layer.merge(stores, ids)
-  }
+  const fallback = (name: keyof typeof SqlStores.layers) =>
+    name === "recallIndex" && options.threads !== undefined ? RecallIndex.layerEmpty : SqlStores.layers[name]
+  const chosen = names.map((name) => options[name] ?? fallback(name))
+  // Each entry provides the Tag of its name (the option types say so); the array loses that.
   const stores = Layer.mergeAll(
-    authStore ?? SqlAuthStore.layer,
-    configStore ?? SqlConfigStore.layer,
-    threads ?? SqlThreads.layer,
-    chatRuns ?? SqlChatRuns.layer,
-    inboxStore ?? SqlInboxStore.layer,
-    mcpOAuthStore ?? SqlMcpOAuthStore.layer,
-    runLedger ?? SqlRunLedger.layer,
-    memoryStore ?? SqlMemoryStore.layer,
-    observationStore ?? SqlObservationStore.layer,
-    channelConversations ?? SqlChannelConversations.layer,
-    recallIndex,
-  )
+    ...(chosen as unknown as [Layer.Layer<never, StorageError, SqlClient.SqlClient | Ids.Ids>]),
+  ) as Layer.Layer<Stores, StorageError, SqlClient.SqlClient | Ids.Ids>
+  const allGiven = names.every((name) => name === "recallIndex" || options[name] !== undefined)
+  // None of them SQL: nothing asks for a connection, so none is opened.
+  if (allGiven) return Layer.provideMerge(stores as Layer.Layer<Stores, StorageError, Ids.Ids>, ids)
   const storage = options.storage ?? SqliteStorage.layer({ filename: Path.join(options.dataDir, "aide.db") })
   return Layer.provideMerge(stores, Layer.merge(storage, ids))
 }
