@@ -11,8 +11,8 @@ import {
 
 /**
  * `ChatRuns` in this process's memory. Each transition checks and writes without yielding, so
- * two concurrent decisions cannot both win; `atomically` runs its effect as it is (there is no
- * transaction to join: a failure part-way keeps what was written before it).
+ * two concurrent decisions cannot both win. `atomically` rolls back to a snapshot taken before
+ * its effect if it fails (also undoing writes other fibers made meanwhile: one process, rare).
  */
 export const make = Effect.sync(() => {
   const runs = new Map<string, SuspendedRun>()
@@ -26,7 +26,17 @@ export const make = Effect.sync(() => {
     })
 
   return ChatRuns.of({
-    atomically: (effect) => effect,
+    // Runs are replaced, never mutated: a copy of the map is a snapshot to roll back to.
+    atomically: (effect) =>
+      Effect.suspend(() => {
+        const before = new Map(runs)
+        return Effect.onError(effect, () =>
+          Effect.sync(() => {
+            runs.clear()
+            for (const [runId, run] of before) runs.set(runId, run)
+          }),
+        )
+      }),
     suspend: (run) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.sync(() => {
