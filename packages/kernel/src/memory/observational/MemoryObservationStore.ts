@@ -1,22 +1,6 @@
 import { Effect, Layer, Option } from "effect"
+import type { Counted, Reflection, StoredChunk } from "./internal/memoryRows.js"
 import { type Chunk, type LedgerEntry, ObservationStore, type RecordKey, type RecordRow } from "./ObservationStore.js"
-
-interface Counted extends LedgerEntry {
-  readonly recordKey: RecordKey
-  chunkId: string | null
-}
-
-interface StoredChunk extends Chunk {
-  readonly recordKey: RecordKey
-  readonly seq: number
-  reflectedIn: number | null
-}
-
-interface Reflection {
-  readonly generation: number
-  readonly content: string
-  readonly tokens: number
-}
 
 /**
  * `ObservationStore` in this process's memory, the same rules as `SqlObservationStore` (its
