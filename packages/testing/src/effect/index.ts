@@ -8,6 +8,9 @@ export {
   channelConversationsContract,
   chatRunsContract,
   contractIt,
+  inboxStoreContract,
+  mcpOAuthStoreContract,
+  memoryStoreContract,
   onSqlDialects,
   runLedgerContract,
 } from "./contracts/index.js"

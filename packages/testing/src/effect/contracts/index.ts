@@ -6,6 +6,9 @@ import { freshPostgresStorage, postgresAvailable, tempSqliteStorage } from "../D
 export { channelConversationsContract } from "./ChannelConversationsContract.js"
 export { chatRunsContract } from "./ChatRunsContract.js"
 export { contractIt } from "./ContractTest.js"
+export { inboxStoreContract } from "./InboxStoreContract.js"
+export { mcpOAuthStoreContract } from "./McpOAuthStoreContract.js"
+export { memoryStoreContract } from "./MemoryStoreContract.js"
 export { runLedgerContract } from "./RunLedgerContract.js"
 
 /**
