@@ -5,7 +5,7 @@ import { contractIt } from "./ContractTest.js"
 
 const { InboxStore } = Module
 const time = (minutes: number) => new Date(Date.parse("2030-01-01T00:00:00.000Z") + minutes * 60_000)
-const message = (id: string, minutes: number, status: "pending" | "delivered" = "pending") => ({
+const message = (id: string, minutes: number, status: "pending" | "sent" = "pending") => ({
   id,
   subject: `Subject ${id}`,
   body: "Body",
@@ -46,7 +46,7 @@ export const inboxStoreContract = (name: string, store: Layer.Layer<Module.Inbox
       Effect.gen(function* () {
         const inbox = yield* InboxStore
         yield* inbox.insert(message("p", 1))
-        yield* inbox.insert(message("done", 0, "delivered"))
+        yield* inbox.insert(message("done", 0, "sent"))
         expect(yield* inbox.pendingUnleased(time(1), 10)).toEqual(["p"])
         const claims = yield* Effect.all(
           ["x", "y", "z"].map((owner) => inbox.claim("p", owner, time(1), time(2))),
