@@ -39,4 +39,3 @@ bothDialects(
     )
   },
 )
-
