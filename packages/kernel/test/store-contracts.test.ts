@@ -1,4 +1,12 @@
-import { inboxStoreContract, mcpOAuthStoreContract, memoryStoreContract, onSqlDialects } from "@aide/testing/effect"
+import {
+  authStoreContract,
+  inboxStoreContract,
+  mcpOAuthStoreContract,
+  memoryStoreContract,
+  onSqlDialects,
+} from "@aide/testing/effect"
+import * as MemoryAuthStore from "../src/auth/MemoryAuthStore.js"
+import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
 import * as MemoryInboxStore from "../src/inbox/MemoryInboxStore.js"
 import * as SqlInboxStore from "../src/inbox/SqlInboxStore.js"
 import * as MemoryMcpOAuthStore from "../src/mcp/MemoryMcpOAuthStore.js"
@@ -13,3 +21,5 @@ onSqlDialects(inboxStoreContract, "SqlInboxStore", SqlInboxStore.layer)
 inboxStoreContract("MemoryInboxStore", MemoryInboxStore.layer)
 onSqlDialects(mcpOAuthStoreContract, "SqlMcpOAuthStore", SqlMcpOAuthStore.layer)
 mcpOAuthStoreContract("MemoryMcpOAuthStore", MemoryMcpOAuthStore.layer)
+onSqlDialects(authStoreContract, "SqlAuthStore", SqlAuthStore.layer)
+authStoreContract("MemoryAuthStore", MemoryAuthStore.layer)

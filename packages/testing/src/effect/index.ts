@@ -5,6 +5,7 @@
  */
 export { bothDialects } from "./BothDialects.js"
 export {
+  authStoreContract,
   channelConversationsContract,
   chatRunsContract,
   contractIt,

@@ -3,6 +3,7 @@ import { describe } from "@effect/vitest"
 import { Layer } from "effect"
 import { freshPostgresStorage, postgresAvailable, tempSqliteStorage } from "../Databases.js"
 
+export { authStoreContract } from "./AuthStoreContract.js"
 export { channelConversationsContract } from "./ChannelConversationsContract.js"
 export { chatRunsContract } from "./ChatRunsContract.js"
 export { contractIt } from "./ContractTest.js"
