@@ -27,8 +27,37 @@ export const openDatabase = (
   return new Database(filename, options)
 }
 
-/** The highest migration the kernel ships (`packages/kernel/src/storage/migrations.ts`; a test keeps them equal). */
+/**
+ * The highest migration the kernel's stores ship (their `*Schema.ts` files number theirs in one
+ * sequence; a test keeps them equal).
+ */
 export const latestMigration = 15
+
+/**
+ * The schema version of a database: the highest migration applied by the kernel's stores
+ * (`aide_schema_migrations`, namespaces `aide.*`), or by release 0.1 (`aide_migrations`).
+ * Throws when the database has neither table (not an Aide database).
+ */
+export const schemaVersion = (db: Database): number | null => {
+  const tables = new Set(
+    db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('aide_schema_migrations', 'aide_migrations')",
+      )
+      .all()
+      .map((row: { name: string }) => row.name),
+  )
+  if (tables.size === 0) throw new Error("no aide_schema_migrations table")
+  const ids: Array<number | null> = []
+  if (tables.has("aide_schema_migrations"))
+    ids.push(
+      db.prepare("SELECT max(migration_id) AS id FROM aide_schema_migrations WHERE schema_name LIKE 'aide.%'").get().id,
+    )
+  if (tables.has("aide_migrations"))
+    ids.push(db.prepare("SELECT max(migration_id) AS id FROM aide_migrations").get().id)
+  const known = ids.filter((id): id is number => id !== null)
+  return known.length === 0 ? null : Math.max(...known)
+}
 
 /**
  * Whether a server holds the data directory: the kernel keeps SQLite's exclusive lock on

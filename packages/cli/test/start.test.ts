@@ -125,8 +125,14 @@ describe.skipIf(!hasTmux)("npx -y pnpm@10.20.0 start, in a terminal, as the READ
 
 describe("the CLI's view of the database", () => {
   it("knows the kernel's latest migration (doctor and restore compare with it)", () => {
-    const source = readFileSync(join(root, "packages/kernel/src/storage/migrations.ts"), "utf8")
-    const ids = [...source.matchAll(/^\s*"(\d{4})_\w+":/gm)].map((match) => Number(match[1]))
+    const stores = readFileSync(join(root, "packages/kernel/src/stores/SqlStores.ts"), "utf8")
+    const files = [...stores.matchAll(/import \{ schema as \w+ \} from "\.\.\/([\w/]+)\.js"/g)].map((match) => match[1])
+    expect(files.length).toBeGreaterThan(10)
+    const ids = files.flatMap((file) =>
+      [...readFileSync(join(root, `packages/kernel/src/${file}.ts`), "utf8").matchAll(/\{ id: (\d+),/g)].map((match) =>
+        Number(match[1]),
+      ),
+    )
     expect(Math.max(...ids)).toBe(latestMigration)
   })
 })

@@ -108,3 +108,6 @@ export const layer = <SchedulerExtra = never>(
     Layer.provideMerge(stores),
   )
 }
+
+/** The kernel with every store in memory, no file opened: see `KernelMemory.ts`. */
+export { type KernelMemoryOptions, layerMemory } from "./KernelMemory.js"

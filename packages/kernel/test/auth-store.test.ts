@@ -3,9 +3,10 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer, type Vitest } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { AuthStore, type SessionRow } from "../src/auth/AuthStore.js"
+import { schema as authSchema } from "../src/auth/authSchema.js"
 import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
-import * as Migrations from "../src/storage/migrations.js"
 import * as SqliteStorage from "../src/storage/SqliteStorage.js"
+import * as SqlMigrations from "../src/storage/SqlMigrations.js"
 import { tempDirectory, tempSqliteStorageLayer } from "./support/files.js"
 import { freshStorageLayer, postgresAvailable } from "./support/postgres.js"
 
@@ -413,7 +414,11 @@ const suite = (it: Vitest.MethodsNonLive<AuthStore | SqlClient.SqlClient>) => {
   describe("migrations", () => {
     it.effect("running them again applies nothing", () =>
       Effect.gen(function* () {
-        expect(yield* Migrations.run).toEqual([])
+        const sql = yield* SqlClient.SqlClient
+        const count = sql<{ readonly n: number }>`SELECT COUNT(*) AS n FROM aide_schema_migrations`
+        const before = Number((yield* count)[0]?.n)
+        yield* SqlMigrations.ensure(authSchema)
+        expect(Number((yield* count)[0]?.n)).toBe(before)
       }),
     )
   })
@@ -441,13 +446,16 @@ layer(Layer.empty)("SqliteStorage", (it) => {
         Effect.gen(function* () {
           const store = yield* AuthStore
           const sql = yield* SqlClient.SqlClient
-          return [yield* store.credentials, yield* sql`SELECT migration_id FROM aide_migrations`] as const
+          return [
+            yield* store.credentials,
+            yield* sql`SELECT migration_id FROM aide_schema_migrations WHERE schema_name = ${authSchema.name}`,
+          ] as const
         }),
       )
 
       expect(hash).toEqual(Option.some({ hash: "hash", generation: 0 }))
       // Each migration once, none repeated by the second start.
-      expect(migrations).toHaveLength((yield* Migrations.loader).length)
+      expect(migrations).toHaveLength(authSchema.migrations.length)
     }),
   )
 })

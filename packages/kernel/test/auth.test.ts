@@ -7,11 +7,12 @@ import * as Auth from "../src/auth/Auth.js"
 import * as AuthConfig from "../src/auth/AuthConfig.js"
 import type { ClientInfo, TokenPair } from "../src/auth/AuthModel.js"
 import { AuthStore } from "../src/auth/AuthStore.js"
+import { schema as authSchema } from "../src/auth/authSchema.js"
 import * as PasswordHasher from "../src/auth/PasswordHasher.js"
 import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
 import * as Ids from "../src/ids/Ids.js"
 import * as SqliteStorage from "../src/storage/SqliteStorage.js"
-import { SqlMigrations } from "../src/storage/SqlMigrations.js"
+import * as SqlMigrations from "../src/storage/SqlMigrations.js"
 
 /** What `Auth` runs on, over a fresh in-memory database; `store` replaces the SQL store (to interleave calls). */
 const dependencies = (store: Layer.Layer<AuthStore, unknown, SqlClient.SqlClient> = SqlAuthStore.layer) =>
@@ -249,7 +250,7 @@ describe("a revocation wins over requests in flight", () => {
     Layer.effect(
       AuthStore,
       Effect.map(SqlAuthStore.make, (store) => AuthStore.of({ ...store, ...wrap(store) })),
-    ).pipe(Layer.provide(SqlMigrations))
+    ).pipe(Layer.provide(Layer.effectDiscard(SqlMigrations.ensure(authSchema))))
 
   it.effect("a request checked while logout is under way cannot keep the session alive", () =>
     Effect.gen(function* () {

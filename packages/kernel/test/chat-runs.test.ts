@@ -1,143 +1,41 @@
-import { bothDialects } from "@aide/testing/effect"
-import { SqlClient } from "@effect/sql"
-import { expect, type Vitest } from "@effect/vitest"
-import { Effect, Exit, Layer, Option } from "effect"
+import { bothDialects, chatRunsContract, onSqlDialects } from "@aide/testing/effect"
+import { expect } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
 import { ChatRuns } from "../src/chat/ChatRuns.js"
+import * as MemoryChatRuns from "../src/chat/MemoryChatRuns.js"
 import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
 import * as Ids from "../src/ids/Ids.js"
 import * as SqlThreads from "../src/threads/SqlThreads.js"
 import { Threads } from "../src/threads/Threads.js"
 
-type Services = ChatRuns | Threads | SqlClient.SqlClient
+// The contract every ChatRuns store keeps (exported by @aide/testing for third parties).
+onSqlDialects(chatRunsContract, "SqlChatRuns", SqlChatRuns.layer)
+chatRunsContract("MemoryChatRuns", MemoryChatRuns.layer)
 
-let runCounter = 0
-
-/** A thread with a run paused on `calls` (tool call ids). */
 const paused = (...calls: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    const threads = yield* Threads
     const runs = yield* ChatRuns
-    const n = ++runCounter
-    const threadId = `thread-${n}`
-    yield* threads.ensure(threadId)
-    const runId = `run-${n}`
+    yield* (yield* Threads).ensure("thread-1")
     yield* runs.suspend({
-      runId,
-      threadId,
-      messageId: `message-${n}`,
+      runId: "run-1",
+      threadId: "thread-1",
+      messageId: "message-1",
       calls: calls.map((toolCallId) => ({ toolCallId, approvalId: `approval-${toolCallId}`, toolName: "probe_tool" })),
     })
-    return { runs, threadId, runId }
+    return { runs, threadId: "thread-1", runId: "run-1" }
   })
 
-const failureTag = (exit: Exit.Exit<unknown, { readonly _tag: string }>) =>
-  Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error._tag : undefined
-
-const suite = (it: Vitest.MethodsNonLive<Services>) => {
-  it.effect("a suspended run keeps its calls, undecided, in order", () =>
-    Effect.gen(function* () {
-      const { runs, runId, threadId } = yield* paused("b", "a")
-      const run = Option.getOrThrow(yield* runs.get(runId))
-      expect(run).toMatchObject({ runId, threadId, status: "suspended" })
-      expect(run.calls.map((call) => [call.toolCallId, call.approved])).toEqual([
-        ["b", null],
-        ["a", null],
-      ])
-      expect((yield* runs.suspendedIn(threadId)).map((suspended) => suspended.runId)).toEqual([runId])
-      expect(Option.isNone(yield* runs.get("missing"))).toBe(true)
-    }),
-  )
-
-  it.effect("a decision is final: the same one again is accepted, another one is a conflict", () =>
-    Effect.gen(function* () {
-      const { runs, runId } = yield* paused("a", "b")
-      const decided = yield* runs.decide(runId, "a", true)
-      expect(decided.calls.map((call) => call.approved)).toEqual([true, null])
-      expect((yield* runs.decide(runId, "a", true)).calls[0]?.approved).toBe(true)
-      expect(failureTag(yield* Effect.exit(runs.decide(runId, "a", false)))).toBe("ToolCallDecided")
-      expect(failureTag(yield* Effect.exit(runs.decide(runId, "zzz", false)))).toBe("ToolCallNotFound")
-      expect(failureTag(yield* Effect.exit(runs.decide("nope", "a", false)))).toBe("RunNotFound")
-    }),
-  )
-
-  it.effect("without a tool call id, every undecided call takes the decision", () =>
-    Effect.gen(function* () {
-      const { runs, runId } = yield* paused("a", "b", "c")
-      yield* runs.decide(runId, "b", true)
-      const decided = yield* runs.decide(runId, undefined, false)
-      expect(decided.calls.map((call) => call.approved)).toEqual([false, true, false])
-    }),
-  )
-
-  it.effect("a run resumes once, and only when every call is decided, however many try at once", () =>
-    Effect.gen(function* () {
-      const { runs, runId } = yield* paused("a", "b")
-      yield* runs.decide(runId, "a", true)
-      expect(yield* runs.claimResume(runId)).toBe(false)
-      yield* runs.decide(runId, "b", true)
-      const claims = yield* Effect.all(
-        Array.from({ length: 8 }, () => runs.claimResume(runId)),
-        { concurrency: "unbounded" },
-      )
-      expect(claims.filter(Boolean)).toHaveLength(1)
-      expect(failureTag(yield* Effect.exit(runs.decide(runId, "a", true)))).toBe("RunNotPending")
-      expect(Option.getOrThrow(yield* runs.get(runId)).status).toBe("resumed")
-    }),
-  )
-
-  it.effect("concurrent opposite decisions on one call: exactly one wins", () =>
-    Effect.gen(function* () {
-      const { runs, runId } = yield* paused("a")
-      const exits = yield* Effect.all(
-        [true, false, true, false].map((approved) => Effect.exit(runs.decide(runId, "a", approved))),
-        { concurrency: "unbounded" },
-      )
-      const final = Option.getOrThrow(yield* runs.get(runId)).calls[0]?.approved
-      for (const [index, exit] of exits.entries()) {
-        const approved = index % 2 === 0
-        expect(Exit.isSuccess(exit)).toBe(approved === final)
-      }
-    }),
-  )
-
-  it.effect("superseding denies what is undecided and ends the run", () =>
-    Effect.gen(function* () {
-      const { runs, runId, threadId } = yield* paused("a", "b")
-      yield* runs.decide(runId, "a", true)
-      yield* runs.supersede(runId)
-      const run = Option.getOrThrow(yield* runs.get(runId))
-      expect(run.status).toBe("superseded")
-      expect(run.calls.map((call) => call.approved)).toEqual([true, false])
-      expect(yield* runs.suspendedIn(threadId)).toEqual([])
-      expect(yield* runs.claimResume(runId)).toBe(false)
-    }),
-  )
-
-  it.effect("deleting the thread deletes its runs", () =>
-    Effect.gen(function* () {
-      const { runs, runId, threadId } = yield* paused("a")
-      yield* (yield* Threads).delete(threadId)
-      expect(Option.isNone(yield* runs.get(runId))).toBe(true)
-    }),
-  )
-
-  it.effect("atomically: a failure rolls back every write", () =>
-    Effect.gen(function* () {
-      const runs = yield* ChatRuns
-      const threads = yield* Threads
-      yield* threads.ensure("atomic-thread")
-      const exit = yield* Effect.exit(
-        runs.atomically(
-          Effect.zipRight(
-            runs.suspend({ runId: "atomic-run", threadId: "atomic-thread", messageId: "m", calls: [] }),
-            Effect.fail("boom" as const),
-          ),
-        ),
-      )
-      expect(Exit.isFailure(exit)).toBe(true)
-      expect(Option.isNone(yield* runs.get("atomic-run"))).toBe(true)
-    }),
-  )
-}
-
-bothDialects("SqlChatRuns", Layer.mergeAll(SqlChatRuns.layer, SqlThreads.layer.pipe(Layer.provide(Ids.layer))), suite)
+// SQL only: with threads in the same database, a trigger deletes a thread's runs with it.
+bothDialects(
+  "SqlChatRuns with SqlThreads",
+  Layer.mergeAll(SqlChatRuns.layer, SqlThreads.layer.pipe(Layer.provide(Ids.layer))),
+  (it) => {
+    it.effect("deleting the thread deletes its runs", () =>
+      Effect.gen(function* () {
+        const { runs, runId, threadId } = yield* paused("a")
+        yield* (yield* Threads).delete(threadId)
+        expect(Option.isNone(yield* runs.get(runId))).toBe(true)
+      }),
+    )
+  },
+)

@@ -124,6 +124,9 @@ const runChat = (threadId: string) =>
 const rowsIn = (dataDir: string, table: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // A store replaced never creates its tables (each SQL store migrates its own schema): no rows either.
+    const exists = yield* sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ${table}`
+    if (exists.length === 0) return 0
     const rows = yield* sql<{ readonly count: number }>`SELECT COUNT(*) AS "count" FROM ${sql(table)}`
     return Number(rows[0]?.count)
   }).pipe(Effect.provide(SqliteClient.layer({ filename: Path.join(dataDir, "aide.db") })), Effect.orDie)

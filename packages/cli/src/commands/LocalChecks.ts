@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { green, red, yellow } from "../Output.js"
-import { latestMigration, openDatabase, tryLock } from "../Sqlite.js"
+import { latestMigration, openDatabase, schemaVersion, tryLock } from "../Sqlite.js"
 
 /** The checks of `aide doctor` made on this machine: the data directory, the database, the port. */
 
@@ -73,7 +73,7 @@ export const dataDirChecks = (dataDir: string): Array<Check> => {
   try {
     const db = openDatabase(database, { readonly: true, fileMustExist: true, timeout: 2_000 })
     try {
-      const { id } = db.prepare("SELECT max(migration_id) AS id FROM aide_migrations").get() as { id: number | null }
+      const id = schemaVersion(db)
       checks.push(
         id === latestMigration
           ? { name: "database", ok: true, detail: `${database} reachable, migrated (${id})` }

@@ -5,7 +5,7 @@ import type { Command } from "../Command.js"
 import * as Credentials from "../Credentials.js"
 import { dataDirFor } from "../LocalServers.js"
 import { Failure, print, printJson, progress, UsageError } from "../Output.js"
-import { latestMigration, openDatabase, tryLock } from "../Sqlite.js"
+import { latestMigration, openDatabase, schemaVersion, tryLock } from "../Sqlite.js"
 
 const postgresHelp = (verb: "backup" | "restore", file: string) =>
   verb === "backup"
@@ -70,7 +70,7 @@ DATABASE_URL set (PostgreSQL) it prints the pg_dump command to run instead.
       chmodSync(partial, 0o600)
       renameSync(partial, target)
       const copy = openDatabase(target, { readonly: true, fileMustExist: true })
-      const migration = (copy.prepare("SELECT max(migration_id) AS id FROM aide_migrations").get() as { id: number }).id
+      const migration = schemaVersion(copy)
       copy.close()
       step.done(`backed up to ${target}`)
       if (values.json) printJson({ file: target, bytes: statSync(target).size, pages, migration, dataDir: dataDir.dir })
@@ -108,10 +108,10 @@ aide.db.before-restore. With DATABASE_URL set (PostgreSQL) it prints the pg_rest
     let migration: number
     try {
       const copy = openDatabase(source, { readonly: true, fileMustExist: true })
-      migration = (copy.prepare("SELECT max(migration_id) AS id FROM aide_migrations").get() as { id: number }).id
+      migration = schemaVersion(copy) ?? 0
       copy.close()
     } catch {
-      throw new Failure(`${source} is not an Aide backup (no aide_migrations table in a SQLite database)`)
+      throw new Failure(`${source} is not an Aide backup (no migrations table in a SQLite database)`)
     }
     if (migration > latestMigration)
       throw new Failure(

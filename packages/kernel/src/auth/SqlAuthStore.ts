@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { ensureMigrated } from "../storage/SqlMigrations.js"
+import * as SqlMigrations from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { orStorageError } from "../storage/StorageError.js"
 import { AuthStore, type Credentials, type RefreshTokenRow, type SessionRow } from "./AuthStore.js"
+import { schema } from "./authSchema.js"
 
 const sessionColumns = (sql: SqlClient.SqlClient) =>
   sql`id, created_at AS "createdAt", expires_at AS "expiresAt", user_agent AS "userAgent", ip`
@@ -179,5 +180,5 @@ export const make = Effect.gen(function* () {
 
 export const layer: Layer.Layer<AuthStore, StorageError, SqlClient.SqlClient> = Layer.effect(
   AuthStore,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )

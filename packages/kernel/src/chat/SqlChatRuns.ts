@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
-import { ensureMigrated } from "../storage/SqlMigrations.js"
+import * as SqlMigrations from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { sqlErrorsAsStorage } from "../storage/StorageError.js"
 import {
@@ -13,6 +13,7 @@ import {
   ToolCallDecided,
   ToolCallNotFound,
 } from "./ChatRuns.js"
+import { schema } from "./chatRunsSchema.js"
 
 interface RunRow {
   readonly runId: string
@@ -182,5 +183,5 @@ export const make = Effect.gen(function* () {
 
 export const layer: Layer.Layer<ChatRuns, StorageError, SqlClient.SqlClient> = Layer.effect(
   ChatRuns,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )

@@ -1,8 +1,9 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { Clock, Effect, Layer } from "effect"
-import { ensureMigrated } from "../storage/SqlMigrations.js"
+import * as SqlMigrations from "../storage/SqlMigrations.js"
 import { StorageError } from "../storage/StorageError.js"
 import { ConfigStore, type RejectedConfig } from "./ConfigStore.js"
+import { schema } from "./configSchema.js"
 
 /**
  * `ConfigStore` over any `SqlClient` dialect: one row (`app_config`, created by migration
@@ -72,5 +73,5 @@ export const make = Effect.gen(function* () {
 
 export const layer: Layer.Layer<ConfigStore, StorageError, SqlClient.SqlClient> = Layer.effect(
   ConfigStore,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )

@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { ensureMigrated } from "../storage/SqlMigrations.js"
+import * as SqlMigrations from "../storage/SqlMigrations.js"
 import { orStorageError, type StorageError } from "../storage/StorageError.js"
 import type { InboxMessage, InboxPatch, InboxStatus } from "./Inbox.js"
 import { InboxStore, type StoredInboxMessage } from "./InboxStore.js"
+import { schema } from "./inboxSchema.js"
 
 interface MessageRow {
   readonly id: string
@@ -133,5 +134,5 @@ export const make = Effect.gen(function* () {
 /** `InboxStore` on a `SqlClient`, migrated first if it is not yet. */
 export const layer: Layer.Layer<InboxStore, StorageError, SqlClient.SqlClient> = Layer.effect(
   InboxStore,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )

@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
-import { ensureMigrated } from "../storage/SqlMigrations.js"
+import * as SqlMigrations from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { orStorageError } from "../storage/StorageError.js"
 import { McpOAuthStore, type PendingAuthorization } from "./McpOAuthStore.js"
+import { schema } from "./mcpOAuthSchema.js"
 
 interface PendingRow {
   readonly serverId: string
@@ -90,5 +91,5 @@ export const make: Effect.Effect<McpOAuthStore["Type"], never, SqlClient.SqlClie
 /** `McpOAuthStore` on the kernel's `SqlClient` (tables of migration `0008_mcp_oauth`). */
 export const layer: Layer.Layer<McpOAuthStore, StorageError, SqlClient.SqlClient> = Layer.effect(
   McpOAuthStore,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )

@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { ensureMigrated } from "../storage/SqlMigrations.js"
+import * as SqlMigrations from "../storage/SqlMigrations.js"
 import { orStorageError, type StorageError } from "../storage/StorageError.js"
 import { MemoryStore, type WorkingDocument } from "./MemoryStore.js"
+import { schema } from "./memorySchema.js"
 
 interface WorkingRow {
   readonly content: string
@@ -69,5 +70,5 @@ export const make = Effect.gen(function* () {
 /** `MemoryStore` on a `SqlClient`, migrated first if it is not yet. */
 export const layer: Layer.Layer<MemoryStore, StorageError, SqlClient.SqlClient> = Layer.effect(
   MemoryStore,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )

@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { ensureMigrated } from "../storage/SqlMigrations.js"
+import * as SqlMigrations from "../storage/SqlMigrations.js"
 import { orStorageError, type StorageError } from "../storage/StorageError.js"
 import { type ClaimRequest, RunLedger, type RunOutcome, type RunStatus } from "./RunLedger.js"
+import { schema } from "./runLedgerSchema.js"
 
 /**
  * `RunLedger` over any `SqlClient` dialect (SQLite, PostgreSQL), in the tables of migration
@@ -128,5 +129,5 @@ export const make = Effect.gen(function* () {
 /** The run ledger in the kernel's SQL storage (the default). */
 export const layer: Layer.Layer<RunLedger, StorageError, SqlClient.SqlClient> = Layer.effect(
   RunLedger,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )

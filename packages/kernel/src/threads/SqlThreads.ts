@@ -1,71 +1,29 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { Ids } from "../ids/Ids.js"
-import { ensureMigrated } from "../storage/SqlMigrations.js"
+import * as SqlMigrations from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { sqlErrorsAsStorage as orStorageError } from "../storage/StorageError.js"
 import { boundedParts } from "../tools/BoundedValue.js"
+import {
+  type FamilyRow,
+  type MessageRow,
+  type ThreadRow,
+  threadColumns,
+  toBranchRef,
+  toMessage,
+  toRecord,
+} from "./internal/threadRows.js"
 import {
   type BranchRef,
   MessageNotFound,
   type StoredMessage,
   ThreadNotFound,
   type ThreadPage,
-  type ThreadRecord,
   type ThreadSummary,
   Threads,
 } from "./Threads.js"
-
-interface ThreadRow {
-  readonly id: string
-  readonly rootId: string
-  readonly parentId: string | null
-  readonly forkMessageId: string | null
-  readonly forkPointIndex: number | null
-  readonly title: string | null
-  readonly createdAt: string
-  readonly updatedAt: string
-}
-
-interface MessageRow {
-  readonly id: string
-  readonly role: StoredMessage["role"]
-  readonly parts: string
-  readonly metadata: string | null
-}
-
-interface FamilyRow {
-  readonly rootId: string
-  readonly title: string | null
-  readonly createdAt: string
-  readonly familyUpdatedAt: string
-  readonly id: string
-  readonly updatedAt: string
-}
-
-const threadColumns = `id, root_id AS "rootId", parent_id AS "parentId", fork_message_id AS "forkMessageId",
-  fork_point_index AS "forkPointIndex", title, created_at AS "createdAt", updated_at AS "updatedAt"`
-
-const toRecord = (row: ThreadRow): ThreadRecord => ({
-  id: row.id,
-  rootId: row.rootId,
-  parentId: row.parentId,
-  forkMessageId: row.forkMessageId,
-  forkPointIndex: row.forkPointIndex === null ? null : Number(row.forkPointIndex),
-  title: row.title,
-  createdAt: new Date(row.createdAt),
-  updatedAt: new Date(row.updatedAt),
-})
-
-const toMessage = (row: MessageRow): StoredMessage => ({
-  id: row.id,
-  role: row.role,
-  parts: JSON.parse(row.parts),
-  ...(row.metadata === null ? {} : { metadata: JSON.parse(row.metadata) }),
-})
-
-const toBranchRef = (row: { readonly id: string; readonly title: string | null }): BranchRef =>
-  row.title === null ? { id: row.id } : { id: row.id, title: row.title }
+import { schema } from "./threadsSchema.js"
 
 /**
  * `Threads` over any `SqlClient` dialect (SQLite, PostgreSQL). Timestamps are ISO 8601 TEXT taken
@@ -325,5 +283,5 @@ export const make = Effect.gen(function* () {
 /** `Threads` on the kernel's `SqlClient`; branch ids come from `Ids`. */
 export const layer: Layer.Layer<Threads, StorageError, SqlClient.SqlClient | Ids> = Layer.effect(
   Threads,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )

@@ -1,11 +1,13 @@
 import type { FakeModelServer } from "@aide/testing"
 import { tempDirectory, until } from "@aide/testing/effect"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import * as Chat from "../../src/chat/Chat.js"
 import { AppConfig } from "../../src/config/AppConfig.js"
+import * as Ids from "../../src/ids/Ids.js"
 import * as Memory from "../../src/memory/Memory.js"
 import * as Tokens from "../../src/memory/observational/Tokens.js"
+import * as MemoryStores from "../../src/stores/MemoryStores.js"
 import { Threads } from "../../src/threads/Threads.js"
 import {
   configure,
@@ -30,19 +32,24 @@ const observedLog = "Date: 2026-11-24\n- 10:00 🔴 The owner drinks tea, never 
 
 /** A test on a fresh database of `dialect` with one kernel and the fake model server. */
 const withKernel = <A, E, R>(
-  dialect: (typeof dialects)[number],
+  dialect: (typeof dialects)[number] | "memory",
   body: (server: FakeModelServer) => Effect.Effect<A, E, R>,
 ) =>
   Effect.scoped(
     Effect.gen(function* () {
       const server = yield* fakeServer
-      const db = yield* database(dialect)
+      const db = yield* database(dialect === "memory" ? "sqlite" : dialect)
       const dataDir = yield* tempDirectory
-      return yield* Effect.provide(body(server) as Effect.Effect<A, E, never>, kernelOn(db, server, dataDir))
+      // "memory": every store in memory (MemoryStores), the same tests as on SQL.
+      const stores = dialect === "memory" ? MemoryStores.layers : {}
+      const threads =
+        dialect === "memory" ? { threads: MemoryStores.layers.threads.pipe(Layer.provide(Ids.layer)) } : {}
+      const kernel = kernelOn(db, server, dataDir, {}, { ...stores, ...threads })
+      return yield* Effect.provide(body(server) as Effect.Effect<A, E, never>, kernel)
     }),
   )
 
-describe.each(dialects)("observational memory (%s)", (dialect) => {
+describe.each([...dialects, "memory" as const])("observational memory (%s)", (dialect) => {
   it.live("counts every message in full and observes exactly when messageTokens is crossed", () =>
     withKernel(dialect, (server) =>
       Effect.gen(function* () {

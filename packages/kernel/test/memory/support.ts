@@ -55,8 +55,10 @@ export const kernelOn = (
   server: FakeModelServer,
   dataDir: string,
   memory: Kernel.ServicesOptions["memory"] = {},
+  stores: Partial<Kernel.KernelOptions> = {},
 ) =>
   testKernel({
+    ...stores,
     dataDir,
     storage: db.connect() as Layer.Layer<SqlClient.SqlClient, StorageError>,
     model: createOpenAICompatible({ name: "fake", baseURL: server.url })("fake-model"),

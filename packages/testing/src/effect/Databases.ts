@@ -1,8 +1,7 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { SqliteStorage } from "@aide/kernel"
-import { SqlMigrations } from "@aide/kernel/internal"
+import { SqliteStorage, SqlStores } from "@aide/kernel"
 import { PostgresStorage } from "@aide/kernel/postgres"
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
@@ -59,7 +58,7 @@ export const tempDirectory = Effect.acquireRelease(
 /** `SqliteStorage`, migrated, on a file in a temporary directory removed when the layer is released. */
 export const tempSqliteStorage: Layer.Layer<SqlClient.SqlClient, unknown> = Layer.unwrapScoped(
   Effect.map(tempDirectory, (directory) =>
-    Layer.provideMerge(SqlMigrations.SqlMigrations, SqliteStorage.layer({ filename: Path.join(directory, "aide.db") })),
+    Layer.provideMerge(SqlStores.migrated, SqliteStorage.layer({ filename: Path.join(directory, "aide.db") })),
   ),
 )
 
@@ -71,7 +70,7 @@ export const freshPostgresStorage: Layer.Layer<SqlClient.SqlClient, unknown> = L
   ).pipe(
     Effect.map((database) =>
       Layer.provideMerge(
-        SqlMigrations.SqlMigrations,
+        SqlStores.migrated,
         PostgresStorage.layer({ url: Redacted.make(database.url), maxConnections: 4 }),
       ),
     ),

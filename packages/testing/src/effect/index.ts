@@ -1,8 +1,20 @@
 /**
  * @aide/testing/effect — Effect helpers for testing Aide and code embedding its kernel: a test
- * kernel, migrated SQLite/PostgreSQL test databases, one suite on both dialects, `eventually`.
+ * kernel, migrated SQLite/PostgreSQL test databases, one suite on both dialects, `eventually`, and
+ * the contract suite of each store Tag (run it on your own store: `runLedgerContract(name, layer)`).
  */
 export { bothDialects } from "./BothDialects.js"
+export {
+  authStoreContract,
+  channelConversationsContract,
+  chatRunsContract,
+  contractIt,
+  inboxStoreContract,
+  mcpOAuthStoreContract,
+  memoryStoreContract,
+  onSqlDialects,
+  runLedgerContract,
+} from "./contracts/index.js"
 export {
   createTestDatabase,
   freshPostgresStorage,

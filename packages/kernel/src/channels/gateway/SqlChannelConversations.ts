@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { ensureMigrated } from "../../storage/SqlMigrations.js"
+import * as SqlMigrations from "../../storage/SqlMigrations.js"
 import { orStorageError, type StorageError } from "../../storage/StorageError.js"
 import { type ChannelApproval, ChannelConversations, type ConversationRef } from "./ChannelConversations.js"
+import { schema } from "./channelMigration.js"
 
 interface ApprovalRow {
   readonly id: string
@@ -84,5 +85,5 @@ export const make = Effect.gen(function* () {
 /** `ChannelConversations` on a `SqlClient`, migrated first if it is not yet. */
 export const layer: Layer.Layer<ChannelConversations, StorageError, SqlClient.SqlClient> = Layer.effect(
   ChannelConversations,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import type { Schema } from "../../storage/SqlMigrations.js"
 
 /**
  * Channel conversations. `channel_conversations`: the Aide thread of each (plugin, channel,
@@ -29,3 +30,9 @@ export const channelConversationTables = Effect.gen(function* () {
     created_at TEXT NOT NULL
   )`
 })
+
+/** The tables of `SqlChannelConversations`. */
+export const schema: Schema = {
+  name: "aide.channel_conversations",
+  migrations: [{ id: 15, name: "channel_conversations", up: channelConversationTables, legacyId: 15 }],
+}

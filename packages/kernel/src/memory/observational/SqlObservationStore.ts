@@ -1,8 +1,9 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { ensureMigrated } from "../../storage/SqlMigrations.js"
+import * as SqlMigrations from "../../storage/SqlMigrations.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import { ObservationStore } from "./ObservationStore.js"
+import { schema } from "./observationSchema.js"
 import * as Forks from "./sql/forks.js"
 import * as Log from "./sql/log.js"
 import * as Records from "./sql/records.js"
@@ -31,5 +32,5 @@ export const make = Effect.gen(function* () {
 /** `ObservationStore` on a `SqlClient`, migrated first if it is not yet. */
 export const layer: Layer.Layer<ObservationStore, StorageError, SqlClient.SqlClient> = Layer.effect(
   ObservationStore,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )

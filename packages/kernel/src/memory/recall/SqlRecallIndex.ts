@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { ensureMigrated } from "../../storage/SqlMigrations.js"
+import * as SqlMigrations from "../../storage/SqlMigrations.js"
 import { orStorageError, type StorageError } from "../../storage/StorageError.js"
+import { schema } from "./internal/recallSchema.js"
 import { selectiveTerms } from "./internal/termFrequency.js"
 import { isPlainTerm } from "./internal/terms.js"
 import { dot, fromBytes, normalize, toBytes } from "./internal/vectors.js"
@@ -147,5 +148,5 @@ export const make = Effect.gen(function* () {
 /** `RecallIndex` on the `SqlClient` of the threads' messages, migrated first if it is not yet. */
 export const layer: Layer.Layer<RecallIndex, StorageError, SqlClient.SqlClient> = Layer.effect(
   RecallIndex,
-  Effect.zipRight(ensureMigrated, make),
+  Effect.zipRight(SqlMigrations.ensure(schema), make),
 )

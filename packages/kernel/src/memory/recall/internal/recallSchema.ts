@@ -1,5 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import type { Schema } from "../../../storage/SqlMigrations.js"
+import { schema as threads } from "../../../threads/threadsSchema.js"
 
 /**
  * Migration 0014: the recall index. `recall_entries` gives every stored message (forked copies
@@ -107,3 +109,10 @@ const postgres = Effect.gen(function* () {
   yield* sql`INSERT INTO recall_entries (thread_id, message_id, document)
              SELECT thread_id, id, to_tsvector('english', recall_text(parts)) FROM messages`
 })
+
+/** The tables of `SqlRecallIndex`; requires threads (its triggers on `messages` keep the index in sync). */
+export const schema: Schema = {
+  name: "aide.recall",
+  requires: [threads],
+  migrations: [{ id: 14, name: "semantic_recall", up: semanticRecallTables, legacyId: 14 }],
+}

@@ -1,0 +1,54 @@
+import type { BranchRef, StoredMessage, ThreadRecord } from "../Threads.js"
+
+/** The rows of `SqlThreads`' queries and their conversion to the `Threads` models. */
+
+export interface ThreadRow {
+  readonly id: string
+  readonly rootId: string
+  readonly parentId: string | null
+  readonly forkMessageId: string | null
+  readonly forkPointIndex: number | null
+  readonly title: string | null
+  readonly createdAt: string
+  readonly updatedAt: string
+}
+
+export interface MessageRow {
+  readonly id: string
+  readonly role: StoredMessage["role"]
+  readonly parts: string
+  readonly metadata: string | null
+}
+
+export interface FamilyRow {
+  readonly rootId: string
+  readonly title: string | null
+  readonly createdAt: string
+  readonly familyUpdatedAt: string
+  readonly id: string
+  readonly updatedAt: string
+}
+
+export const threadColumns = `id, root_id AS "rootId", parent_id AS "parentId", fork_message_id AS "forkMessageId",
+  fork_point_index AS "forkPointIndex", title, created_at AS "createdAt", updated_at AS "updatedAt"`
+
+export const toRecord = (row: ThreadRow): ThreadRecord => ({
+  id: row.id,
+  rootId: row.rootId,
+  parentId: row.parentId,
+  forkMessageId: row.forkMessageId,
+  forkPointIndex: row.forkPointIndex === null ? null : Number(row.forkPointIndex),
+  title: row.title,
+  createdAt: new Date(row.createdAt),
+  updatedAt: new Date(row.updatedAt),
+})
+
+export const toMessage = (row: MessageRow): StoredMessage => ({
+  id: row.id,
+  role: row.role,
+  parts: JSON.parse(row.parts),
+  ...(row.metadata === null ? {} : { metadata: JSON.parse(row.metadata) }),
+})
+
+export const toBranchRef = (row: { readonly id: string; readonly title: string | null }): BranchRef =>
+  row.title === null ? { id: row.id } : { id: row.id, title: row.title }

@@ -1,0 +1,31 @@
+import type { SqlClient } from "@effect/sql"
+import { describe } from "@effect/vitest"
+import { Layer } from "effect"
+import { freshPostgresStorage, postgresAvailable, tempSqliteStorage } from "../Databases.js"
+
+export { authStoreContract } from "./AuthStoreContract.js"
+export { channelConversationsContract } from "./ChannelConversationsContract.js"
+export { chatRunsContract } from "./ChatRunsContract.js"
+export { contractIt } from "./ContractTest.js"
+export { inboxStoreContract } from "./InboxStoreContract.js"
+export { mcpOAuthStoreContract } from "./McpOAuthStoreContract.js"
+export { memoryStoreContract } from "./MemoryStoreContract.js"
+export { runLedgerContract } from "./RunLedgerContract.js"
+
+/**
+ * Runs a store contract on a SQL store over SQLite and PostgreSQL (skipped without
+ * `AIDE_TEST_DATABASE_URL`), a fresh database per test.
+ *
+ * @example
+ * onSqlDialects(runLedgerContract, "SqlRunLedger", SqlRunLedger.layer)
+ */
+export const onSqlDialects = <Tag, E>(
+  contract: (name: string, store: Layer.Layer<Tag, unknown>) => void,
+  name: string,
+  store: Layer.Layer<Tag, E, SqlClient.SqlClient>,
+) => {
+  contract(`${name} (SQLite)`, Layer.provide(store, tempSqliteStorage))
+  describe.skipIf(!postgresAvailable)(`${name} (PostgreSQL)`, () => {
+    contract(`${name} (PostgreSQL)`, Layer.provide(store, freshPostgresStorage))
+  })
+}
