@@ -3,7 +3,7 @@ import * as Path from "node:path"
 import { singleModelRegistry } from "@aide/testing/effect"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { type Context, Duration, Effect, Layer, Option, Redacted, Stream } from "effect"
+import { Duration, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import * as AccessTokens from "../src/auth/AccessTokens.js"
 import * as Auth from "../src/auth/Auth.js"
@@ -43,6 +43,7 @@ import { Threads } from "../src/threads/Threads.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
 import { answer, scriptedModel, usage } from "./support/chat.js"
 import { tempDirectory } from "./support/files.js"
+import { type Calls, spy } from "./support/recording.js"
 
 /**
  * One test per Tag `Kernel.layer` takes: the implementation given is the one the services use.
@@ -50,36 +51,6 @@ import { tempDirectory } from "./support/files.js"
  * reach it. The kernel's own storage is a file of its own, so a store that was *not* used
  * would leave its data there instead.
  */
-
-type Calls = Array<string>
-
-/** Wraps every method (and Effect-valued field) of `service` to record its name in `calls`. */
-const recorded = <S extends object>(service: S, calls: Calls): S => {
-  const wrapped: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(service)) {
-    if (typeof value === "function") {
-      wrapped[name] = (...args: Array<unknown>) => {
-        calls.push(name)
-        return value.apply(service, args)
-      }
-    } else if (Effect.isEffect(value)) {
-      wrapped[name] = Effect.zipRight(
-        Effect.sync(() => calls.push(name)),
-        value,
-      )
-    } else {
-      wrapped[name] = value
-    }
-  }
-  return wrapped as S
-}
-
-/** `layer`'s service, recorded. */
-const spy = <I, S extends object, E, R>(tag: Context.Tag<I, S>, layer: Layer.Layer<I, E, R>, calls: Calls) =>
-  Layer.effect(
-    tag,
-    Effect.map(tag, (service) => recorded(service, calls)),
-  ).pipe(Layer.provide(layer))
 
 /** A SQL store on a database of its own (in memory), not the kernel's. */
 const ownDatabase = Layer.orDie(SqliteStorage.layer({ filename: ":memory:" }))
