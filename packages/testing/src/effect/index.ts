@@ -14,6 +14,7 @@ export {
   memoryStoreContract,
   onSqlDialects,
   runLedgerContract,
+  threadsContract,
 } from "./contracts/index.js"
 export {
   createTestDatabase,

@@ -11,6 +11,7 @@ export { inboxStoreContract } from "./InboxStoreContract.js"
 export { mcpOAuthStoreContract } from "./McpOAuthStoreContract.js"
 export { memoryStoreContract } from "./MemoryStoreContract.js"
 export { runLedgerContract } from "./RunLedgerContract.js"
+export { threadsContract } from "./ThreadsContract.js"
 
 /**
  * Runs a store contract on a SQL store over SQLite and PostgreSQL (skipped without
