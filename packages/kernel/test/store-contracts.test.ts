@@ -1,5 +1,6 @@
 import {
   authStoreContract,
+  configStoreContract,
   inboxStoreContract,
   mcpOAuthStoreContract,
   memoryStoreContract,
@@ -7,6 +8,8 @@ import {
 } from "@aide/testing/effect"
 import * as MemoryAuthStore from "../src/auth/MemoryAuthStore.js"
 import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
+import * as ConfigStore from "../src/config/ConfigStore.js"
+import * as SqlConfigStore from "../src/config/SqlConfigStore.js"
 import * as MemoryInboxStore from "../src/inbox/MemoryInboxStore.js"
 import * as SqlInboxStore from "../src/inbox/SqlInboxStore.js"
 import * as MemoryMcpOAuthStore from "../src/mcp/MemoryMcpOAuthStore.js"
@@ -23,3 +26,5 @@ onSqlDialects(mcpOAuthStoreContract, "SqlMcpOAuthStore", SqlMcpOAuthStore.layer)
 mcpOAuthStoreContract("MemoryMcpOAuthStore", MemoryMcpOAuthStore.layer)
 onSqlDialects(authStoreContract, "SqlAuthStore", SqlAuthStore.layer)
 authStoreContract("MemoryAuthStore", MemoryAuthStore.layer)
+onSqlDialects(configStoreContract, "SqlConfigStore", SqlConfigStore.layer)
+configStoreContract("ConfigStore.layerMemory", ConfigStore.layerMemory)

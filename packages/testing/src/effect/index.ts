@@ -8,6 +8,7 @@ export {
   authStoreContract,
   channelConversationsContract,
   chatRunsContract,
+  configStoreContract,
   contractIt,
   inboxStoreContract,
   mcpOAuthStoreContract,

@@ -6,6 +6,7 @@ import { freshPostgresStorage, postgresAvailable, tempSqliteStorage } from "../D
 export { authStoreContract } from "./AuthStoreContract.js"
 export { channelConversationsContract } from "./ChannelConversationsContract.js"
 export { chatRunsContract } from "./ChatRunsContract.js"
+export { configStoreContract } from "./ConfigStoreContract.js"
 export { contractIt } from "./ContractTest.js"
 export { inboxStoreContract } from "./InboxStoreContract.js"
 export { mcpOAuthStoreContract } from "./McpOAuthStoreContract.js"
