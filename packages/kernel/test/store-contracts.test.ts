@@ -4,6 +4,7 @@ import {
   inboxStoreContract,
   mcpOAuthStoreContract,
   memoryStoreContract,
+  observationStoreContract,
   onSqlDialects,
 } from "@aide/testing/effect"
 import * as MemoryAuthStore from "../src/auth/MemoryAuthStore.js"
@@ -15,6 +16,8 @@ import * as SqlInboxStore from "../src/inbox/SqlInboxStore.js"
 import * as MemoryMcpOAuthStore from "../src/mcp/MemoryMcpOAuthStore.js"
 import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
 import * as MemoryWorkingStore from "../src/memory/MemoryWorkingStore.js"
+import * as MemoryObservationStore from "../src/memory/observational/MemoryObservationStore.js"
+import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 
 // The contracts @aide/testing exports for third-party stores, on the kernel's SQL and in-memory ones.
@@ -28,3 +31,5 @@ onSqlDialects(authStoreContract, "SqlAuthStore", SqlAuthStore.layer)
 authStoreContract("MemoryAuthStore", MemoryAuthStore.layer)
 onSqlDialects(configStoreContract, "SqlConfigStore", SqlConfigStore.layer)
 configStoreContract("ConfigStore.layerMemory", ConfigStore.layerMemory)
+onSqlDialects(observationStoreContract, "SqlObservationStore", SqlObservationStore.layer)
+observationStoreContract("MemoryObservationStore", MemoryObservationStore.layer)

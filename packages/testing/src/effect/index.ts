@@ -13,6 +13,7 @@ export {
   inboxStoreContract,
   mcpOAuthStoreContract,
   memoryStoreContract,
+  observationStoreContract,
   onSqlDialects,
   runLedgerContract,
   threadsContract,

@@ -11,6 +11,7 @@ export { contractIt } from "./ContractTest.js"
 export { inboxStoreContract } from "./InboxStoreContract.js"
 export { mcpOAuthStoreContract } from "./McpOAuthStoreContract.js"
 export { memoryStoreContract } from "./MemoryStoreContract.js"
+export { observationStoreContract } from "./ObservationStoreContract.js"
 export { runLedgerContract } from "./RunLedgerContract.js"
 export { threadsContract } from "./ThreadsContract.js"
 
