@@ -1,8 +1,10 @@
-import { bothDialects, onSqlDialects, threadsContract } from "@aide/testing/effect"
+import { bothDialects, onSqlDialects, recallIndexContract, threadsContract } from "@aide/testing/effect"
 import { SqlClient } from "@effect/sql"
-import { expect } from "@effect/vitest"
+import { expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as Ids from "../src/ids/Ids.js"
+import * as RecallIndex from "../src/memory/recall/RecallIndex.js"
+import * as SqlRecallIndex from "../src/memory/recall/SqlRecallIndex.js"
 import * as MemoryThreads from "../src/threads/MemoryThreads.js"
 import * as SqlThreads from "../src/threads/SqlThreads.js"
 import { type StoredMessage, Threads } from "../src/threads/Threads.js"
@@ -54,3 +56,26 @@ bothDialects("SqlThreads rows", SqlThreads.layer.pipe(Layer.provide(Ids.layer)),
     }),
   )
 })
+
+// The SQL recall index is bundled with the SQL threads whose tables it indexes.
+onSqlDialects(
+  recallIndexContract,
+  "SqlRecallIndex over SqlThreads",
+  Layer.merge(SqlRecallIndex.layer, SqlThreads.layer).pipe(Layer.provide(Ids.layer)),
+)
+
+// `RecallIndex.layerEmpty` (beside MemoryThreads) finds nothing by design, so `recallIndexContract`
+// does not apply to it; what it promises is only that.
+it.effect("RecallIndex.layerEmpty finds nothing, whatever the threads hold", () =>
+  Effect.gen(function* () {
+    const threads = yield* Threads
+    const recall = yield* RecallIndex.RecallIndex
+    yield* threads.ensure("a")
+    yield* threads.saveMessage("a", text("m1", "the narwhal"))
+    const scope = { excludeThreadId: "other", limit: 10 }
+    expect(yield* recall.searchText(["narwhal"], scope)).toEqual([])
+    expect(yield* recall.searchVector("m", [1, 0], scope)).toEqual([])
+    expect(yield* recall.around("a", 0, 5)).toEqual([])
+    expect(yield* recall.unembedded("a", "m", 10)).toEqual([])
+  }).pipe(Effect.provide(Layer.merge(RecallIndex.layerEmpty, MemoryThreads.layer.pipe(Layer.provide(Ids.layer))))),
+)

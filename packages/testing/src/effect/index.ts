@@ -15,6 +15,7 @@ export {
   memoryStoreContract,
   observationStoreContract,
   onSqlDialects,
+  recallIndexContract,
   runLedgerContract,
   threadsContract,
 } from "./contracts/index.js"

@@ -12,6 +12,7 @@ export { inboxStoreContract } from "./InboxStoreContract.js"
 export { mcpOAuthStoreContract } from "./McpOAuthStoreContract.js"
 export { memoryStoreContract } from "./MemoryStoreContract.js"
 export { observationStoreContract } from "./ObservationStoreContract.js"
+export { recallIndexContract } from "./RecallIndexContract.js"
 export { runLedgerContract } from "./RunLedgerContract.js"
 export { threadsContract } from "./ThreadsContract.js"
 
