@@ -7,8 +7,12 @@ const { ConfigStore } = Module
 
 class Refused extends Data.TaggedError("Refused")<{}> {}
 
-/** Adds one to the `n` of a stored JSON document (what a patch does: read, change, write). */
-const increment = (stored: string) => Effect.succeed(JSON.stringify({ n: (JSON.parse(stored).n ?? 0) + 1 }))
+/**
+ * Adds one to the `n` of a stored JSON document (what a patch does: read, change, write),
+ * yielding in between so that a store without mutual exclusion lets another writer in.
+ */
+const increment = (stored: string) =>
+  Effect.as(Effect.yieldNow(), JSON.stringify({ n: (JSON.parse(stored).n ?? 0) + 1 }))
 
 /**
  * The contract of `ConfigStore` (the stored config document, as text): `{}` at first, text kept

@@ -108,6 +108,18 @@ export const observationStoreContract = (name: string, store: Layer.Layer<Module
       }),
     )
 
+    it.effect("of concurrent claims of one record exactly one wins", () =>
+      Effect.gen(function* () {
+        const memory = yield* ObservationStore
+        yield* memory.ensureRecord("resource", "resource", "r", at(0))
+        const won = yield* Effect.all(
+          Array.from({ length: 6 }, (_, n) => memory.claim("resource", "observing", `t${n}`, at(0), at(5))),
+          { concurrency: "unbounded" },
+        )
+        expect(won.filter(Boolean)).toHaveLength(1)
+      }),
+    )
+
     it.effect("failures open the breaker after pauseAfter of them: no claim until pauseUntil", () =>
       Effect.gen(function* () {
         const memory = yield* ObservationStore
