@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as Path from "node:path"
 import { Kernel, SigningSecret, StreamHub } from "@aide/kernel"
-import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerResponse, OpenApi } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 // Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
@@ -19,13 +19,13 @@ import * as PluginsHandlers from "./handlers/PluginsHandlers.js"
 import * as ScheduleHandlers from "./handlers/ScheduleHandlers.js"
 import * as StatusHandlers from "./handlers/StatusHandlers.js"
 import * as ThreadsHandlers from "./handlers/ThreadsHandlers.js"
-import * as ApiDocs from "./http/ApiDocs.js"
 import * as Authentication from "./http/Authentication.js"
 import * as Console from "./http/Console.js"
 import * as Cors from "./http/Cors.js"
 import * as DirectReconnects from "./http/DirectReconnects.js"
 import * as ErrorHandling from "./http/ErrorHandling.js"
 import * as HostCheck from "./http/HostCheck.js"
+import { lazyDocs, lazyOpenApi } from "./http/LazyDocs.js"
 import * as RateLimit from "./http/RateLimit.js"
 import * as SlowClients from "./http/SlowClients.js"
 import * as Webhooks from "./http/Webhooks.js"
@@ -34,6 +34,7 @@ import * as RequestMetrics from "./metrics/RequestMetrics.js"
 import * as Tracing from "./metrics/Tracing.js"
 import { bundledPluginFolders } from "./process/BundledPlugins.js"
 import { postgresReplicas, postgresStorage } from "./process/PostgresLayers.js"
+import { replicaIdentity } from "./process/ReplicaIdentity.js"
 import { redisMechanisms } from "./ScaleOut.js"
 import { replicasProblem, type ServerConfig } from "./ServerConfig.js"
 import * as WebHandler from "./serverless/WebHandler.js"
@@ -61,7 +62,7 @@ const defaultPublicUrl = (options: ServerOptions) =>
 
 /** The kernel as configured by `options`: SQLite by default, PostgreSQL with a database URL. */
 export const kernelLayer = (options: ServerOptions) =>
-  Layer.unwrapEffect(
+  Layer.unwrapScoped(
     Effect.gen(function* () {
       const problem = replicasProblem(options)
       if (problem !== undefined) return yield* Effect.dieMessage(problem)
@@ -83,7 +84,12 @@ export const kernelLayer = (options: ServerOptions) =>
         : undefined
       return Kernel.layer({
         dataDir: options.dataDir,
-        ...(storage === undefined ? {} : { storage, ...postgresReplicas(storage, options.leaseTtlSeconds) }),
+        ...(storage === undefined
+          ? {}
+          : {
+              storage,
+              ...postgresReplicas(storage, options.leaseTtlSeconds, yield* replicaIdentity(options.dataDir)),
+            }),
         ...(signingSecret === undefined ? {} : { signingSecret }),
         env: options.env ?? process.env,
         mcpOAuth: { redirectUrl: callbackUrl(options.publicUrl ?? defaultPublicUrl(options)) },
@@ -158,44 +164,6 @@ const createHttpServer = (options: ServerOptions, direct: DirectReconnects.Direc
   })
   return server
 }
-
-/**
- * The API reference at `path` and its script at `path/scalar.js` (http/ApiDocs.ts: self-contained,
- * with a CSP), built on the first request for either: the Scalar UI is a 3.3 MB script that
- * would otherwise be parsed, encoded and held in memory by every server process (~30 MiB RSS).
- * tsup.config.ts keeps it out of the startup chunk.
- */
-const lazyDocs = (path: `/${string}`) =>
-  HttpApiBuilder.Router.use((router) =>
-    Effect.gen(function* () {
-      const api = yield* HttpApi.Api
-      const scriptPath = `${path}/scalar.js` as const
-      const docs = yield* Effect.cached(ApiDocs.make(api, scriptPath))
-      yield* router.get(
-        path,
-        Effect.map(docs, (built) => built.page),
-      )
-      yield* router.get(
-        scriptPath,
-        Effect.map(docs, (built) => built.script),
-      )
-    }),
-  )
-
-/**
- * `HttpApiBuilder.middlewareOpenApi` at `path`, except that the document is generated on its
- * first request instead of at every start. The same bytes.
- */
-const lazyOpenApi = (path: `/${string}`) =>
-  HttpApiBuilder.Router.use((router) =>
-    Effect.gen(function* () {
-      const { api } = yield* HttpApi.Api
-      const document = yield* Effect.cached(
-        Effect.suspend(() => HttpServerResponse.json(OpenApi.fromApi(api))).pipe(Effect.orDie),
-      )
-      yield* router.get(path, document)
-    }),
-  )
 
 const hostCheckOptions = (options: ServerOptions): HostCheck.HostCheckOptions => ({
   allowedHosts: options.allowedHosts ?? [],

@@ -18,6 +18,7 @@ import {
 import type { ClientInfo, Principal, Session, TokenPair } from "./AuthModel.js"
 import { AuthStore, type SessionRow } from "./AuthStore.js"
 import { PasswordHasher } from "./PasswordHasher.js"
+import * as PasswordRule from "./PasswordRule.js"
 import * as SessionList from "./SessionList.js"
 import * as SessionSignals from "./SessionSignals.js"
 
@@ -91,20 +92,7 @@ const build = Effect.gen(function* () {
 
   const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-  const checkNewPassword = (password: string) => {
-    const length = [...password].length
-    if (length < config.minPasswordLength) {
-      return Effect.fail(
-        new InvalidPassword({ message: `password must be at least ${config.minPasswordLength} characters` }),
-      )
-    }
-    if (length > config.maxPasswordLength) {
-      return Effect.fail(
-        new InvalidPassword({ message: `password must be at most ${config.maxPasswordLength} characters` }),
-      )
-    }
-    return Effect.void
-  }
+  const checkNewPassword = (password: string) => PasswordRule.check(config, password)
 
   const newRefreshToken = Effect.map(ids.secret(32), (secret) => refreshTokenPrefix + secret)
 

@@ -8,6 +8,13 @@ import { ThreadClaims } from "./ThreadClaims.js"
 export interface PgThreadClaimsOptions {
   /** How long a claim lasts without renewal (a dead replica's threads are busy this long); default 5 s. */
   readonly ttl?: Duration.DurationInput
+  /**
+   * This replica's lasting name (the server keeps one in its data directory, under a lock). A
+   * claim found under it at start is a previous life's, whose runs died with it (`kill -9`, a
+   * crash): released at once rather than leaving its threads busy until the claims expire. Two
+   * live processes must never share one; without it each start is a new holder.
+   */
+  readonly replicaId?: string
 }
 
 /**
@@ -19,7 +26,7 @@ export const make = (options: PgThreadClaimsOptions = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* ensureReplicaTables
-    const holder = yield* Effect.flatMap(Ids, (ids) => ids.uuid)
+    const holder = options.replicaId ?? (yield* Effect.flatMap(Ids, (ids) => ids.uuid))
     const ttlMillis = Duration.toMillis(Duration.decode(options.ttl ?? Duration.seconds(5)))
     const expiry = sql`clock_timestamp() + make_interval(secs => ${ttlMillis / 1000})`
     const bounded = <A, E, R>(operation: string, effect: Effect.Effect<A, E, R>) =>
@@ -30,6 +37,19 @@ export const make = (options: PgThreadClaimsOptions = {}) =>
           onTimeout: () => new StorageError({ message: `${operation} timed out` }),
         }),
       )
+    if (options.replicaId !== undefined) {
+      // Best effort: claims left behind still expire by themselves.
+      yield* bounded(
+        "releasing a previous life's thread claims",
+        sql`DELETE FROM aide_thread_claims WHERE holder = ${holder}`,
+      ).pipe(
+        Effect.catchAll((error) =>
+          Effect.logWarning("replicas: releasing thread claims left by a previous start failed; they expire").pipe(
+            Effect.annotateLogs({ error: error.message }),
+          ),
+        ),
+      )
+    }
     // The threads whose claims we renew: only those, so a claim whose release failed still expires.
     const held = new Set<string>()
 

@@ -27,6 +27,7 @@ export const postgresStorage = (
 export const postgresReplicas = (
   storage: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, StorageError.StorageError>,
   ttlSeconds: number | undefined,
+  replicaId: string | undefined,
 ) => {
   const ttl = ttlSeconds === undefined ? {} : { ttl: Duration.seconds(ttlSeconds) }
   const postgres = Effect.promise(() => import("@aide/kernel/postgres"))
@@ -37,7 +38,9 @@ export const postgresReplicas = (
   ) => Layer.unwrapEffect(Effect.map(postgres, (module) => make(module).pipe(Layer.provide([storage, Ids.layer]))))
   return {
     leases: on(({ PgLeases }) => PgLeases.layer(ttl)),
-    threadClaims: on(({ PgThreadClaims }) => PgThreadClaims.layer(ttl)),
+    threadClaims: on(({ PgThreadClaims }) =>
+      PgThreadClaims.layer(replicaId === undefined ? ttl : { ...ttl, replicaId }),
+    ),
     replicaSignals: on(({ PgReplicaSignals }) => PgReplicaSignals.layer),
   }
 }
