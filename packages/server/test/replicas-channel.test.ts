@@ -63,7 +63,12 @@ describe.runIf(process.env.AIDE_TEST_DATABASE_URL)("a channel's realtime connect
     const setup = await request(`${a.url}/api/auth/setup`, { body: { password } })
     expect(setup.status).toBe(201)
     const token = setup.body.token as string
-    const telegramSettings = { enabled: true, botToken: telegram.token, ownerId: String(ownerId), apiRoot: telegram.apiRoot }
+    const telegramSettings = {
+      enabled: true,
+      botToken: telegram.token,
+      ownerId: String(ownerId),
+      apiRoot: telegram.apiRoot,
+    }
     const patched = await request(`${a.url}/api/config`, {
       method: "PATCH",
       token,
@@ -76,7 +81,11 @@ describe.runIf(process.env.AIDE_TEST_DATABASE_URL)("a channel's realtime connect
       const listed = await request(`${replica.url}/api/plugins`, { token })
       return (listed.body.plugins as Array<any>).find((entry) => entry.id === "telegram")?.provides.channels.loaded
     }
-    await eventually("the channel loaded on both replicas", async () => (await loadedOn(a)) && (await loadedOn(b)), 20_000)
+    await eventually(
+      "the channel loaded on both replicas",
+      async () => (await loadedOn(a)) && (await loadedOn(b)),
+      20_000,
+    )
     await eventually("one replica polls", () => telegram.activePolls === 1, 10_000)
 
     // Steady state: both replicas run the channel; B tries the lease every third of its 2 s
@@ -103,7 +112,11 @@ describe.runIf(process.env.AIDE_TEST_DATABASE_URL)("a channel's realtime connect
       () => telegram.activePolls === 0 || heldLeases(other).has(lease),
       5_000,
     )
-    await eventually("the other replica polls", () => heldLeases(other).has(lease) && telegram.activePolls === 1, 10_000)
+    await eventually(
+      "the other replica polls",
+      () => heldLeases(other).has(lease) && telegram.activePolls === 1,
+      10_000,
+    )
     const takeoverMs = Date.now() - killedAt
     // The lease lives 2 s; renewals are tried every 667 ms; grammY starts with getMe and deleteWebhook.
     expect(takeoverMs).toBeLessThan(6_000)

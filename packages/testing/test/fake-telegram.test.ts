@@ -9,7 +9,12 @@ afterEach(async () => {
   await fake.close()
 })
 
-const call = async (method: string, params: Record<string, unknown> = {}, token = fake.token, signal?: AbortSignal) => {
+const call = async (
+  method: string,
+  params: Record<string, unknown> = {},
+  token = fake.token,
+  signal: AbortSignal | null = null,
+) => {
   const response = await fetch(`${fake.apiRoot}/bot${token}/${method}`, {
     method: "POST",
     signal,
