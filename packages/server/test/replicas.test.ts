@@ -3,7 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { ensureBuilt, killAll } from "./support/process.js"
-import { eventually, type Replica, type Replicas, startReplicas } from "./support/replicas.js"
+import { eventually, heldLeases, type Replica, type Replicas, startReplicas } from "./support/replicas.js"
 import { password, request } from "./support/server.js"
 
 /**
@@ -21,22 +21,6 @@ const query = <A extends object>(databaseUrl: string, text: string) =>
       Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })),
     ),
   ) as Promise<ReadonlyArray<A>>
-
-/** The leases `replica` took and has not lost since, from its JSON log lines. */
-const heldLeases = (replica: Replica) => {
-  const held = new Set<string>()
-  for (const line of replica.stdout) {
-    try {
-      const parsed = JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> }
-      const lease = String(parsed.annotations?.lease)
-      if (parsed.message === "replicas: lease taken") held.add(lease)
-      if (parsed.message === "replicas: lease lost") held.delete(lease)
-    } catch {
-      // not JSON
-    }
-  }
-  return held
-}
 
 describe.runIf(process.env.AIDE_TEST_DATABASE_URL)("two replicas on one PostgreSQL database", () => {
   let model: FakeModelServer

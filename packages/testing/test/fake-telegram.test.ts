@@ -9,13 +9,25 @@ afterEach(async () => {
   await fake.close()
 })
 
-const call = async (method: string, params: Record<string, unknown> = {}, token = fake.token) => {
+const call = async (
+  method: string,
+  params: Record<string, unknown> = {},
+  token = fake.token,
+  signal: AbortSignal | null = null,
+) => {
   const response = await fetch(`${fake.apiRoot}/bot${token}/${method}`, {
     method: "POST",
+    signal,
     headers: { "content-type": "application/json" },
     body: JSON.stringify(params),
   })
   return { status: response.status, body: (await response.json()) as any }
+}
+
+/** Waits (on the event loop, a few ms at a time) until `check` holds: the fake answers in the background. */
+const waitUntil = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  expect(check()).toBe(true)
 }
 
 describe("the fake Telegram Bot API server", () => {
@@ -34,6 +46,33 @@ describe("the fake Telegram Bot API server", () => {
     expect((await waiting).body.result).toEqual([{ message: { text: "b" }, update_id: second }])
     // Confirming an offset forgets the updates below it.
     expect((await call("getUpdates", { offset: second + 1 })).body.result).toEqual([])
+  })
+
+  it("answers an open long poll 409 Conflict when a second one arrives, as Telegram does", async () => {
+    const first = call("getUpdates", { timeout: 5 })
+    await waitUntil(() => fake.activePolls === 1)
+    const second = call("getUpdates", { timeout: 5 })
+    expect(await first).toEqual({
+      status: 409,
+      body: { ok: false, error_code: 409, description: "Conflict: terminated by other getUpdates request" },
+    })
+    expect(fake.conflicts).toBe(1)
+    expect(fake.peakPolls).toBe(2)
+    const update = fake.pushUpdate({ message: { text: "c" } })
+    expect((await second).body.result).toEqual([{ message: { text: "c" }, update_id: update }])
+    expect(fake.activePolls).toBe(0)
+  })
+
+  it("forgets a long poll whose client went away: the next poller is no conflict", async () => {
+    const gone = new AbortController()
+    const abandoned = call("getUpdates", { timeout: 30 }, fake.token, gone.signal).catch(() => "aborted")
+    await waitUntil(() => fake.activePolls === 1)
+    gone.abort()
+    expect(await abandoned).toBe("aborted")
+    await waitUntil(() => fake.activePolls === 0)
+    expect((await call("getUpdates", { timeout: 0 })).status).toBe(200)
+    expect(fake.conflicts).toBe(0)
+    expect(fake.peakPolls).toBe(1)
   })
 
   it("records setWebhook and deleteWebhook", async () => {

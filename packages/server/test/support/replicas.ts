@@ -87,3 +87,19 @@ export const eventually = async (what: string, check: () => boolean | Promise<bo
   }
   throw new Error(`timed out waiting for: ${what}`)
 }
+
+/** The leases `replica` took and has not lost since, from its JSON log lines. */
+export const heldLeases = (replica: Replica) => {
+  const held = new Set<string>()
+  for (const line of replica.stdout) {
+    try {
+      const parsed = JSON.parse(line) as { message: unknown; annotations: Record<string, unknown> }
+      const lease = String(parsed.annotations?.lease)
+      if (parsed.message === "replicas: lease taken") held.add(lease)
+      if (parsed.message === "replicas: lease lost") held.delete(lease)
+    } catch {
+      // not JSON
+    }
+  }
+  return held
+}
