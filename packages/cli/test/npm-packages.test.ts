@@ -154,8 +154,11 @@ describe("the packed packages", () => {
       writeFileSync(join(embed, file.replace(/\.ts$/, ".js")), code)
     }
     const printed = await node([join(embed, "main.js")])
-    expect(printed).toContain("loggedOut: true")
+    // The host's JWT accepted, passwords refused, a chat answered and a task scheduled.
+    expect(printed).toContain("sessionId: 'ada-laptop'")
+    expect(printed).toContain("passwordLogin: 'AuthExternal'")
     expect(printed).toMatch(/reply: '.*Hello kernel/)
+    expect(printed).toContain("nextRun: true")
   }, 60_000)
 
   it("`aide start` serves the API and the console", async () => {

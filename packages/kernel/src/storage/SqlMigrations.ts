@@ -82,6 +82,14 @@ const migrate = (schema: Schema) =>
     const legacy = yield* legacyApplied(sql)
     for (const migration of [...pending].sort((a, b) => a.id - b.id)) {
       const done = migration.legacyId !== undefined && legacy.has(migration.legacyId)
+      // At DEBUG, as @effect/sql's Migrator logs it: operators see what a start changed.
+      yield* Effect.logDebug(done ? "Migration already applied by release 0.1" : "Running migration").pipe(
+        Effect.annotateLogs({
+          schema: schema.name,
+          migration_name: migration.name,
+          migration_id: String(migration.id),
+        }),
+      )
       if (!done)
         yield* migration.up.pipe(
           Effect.withSpan("SqlMigrations.migration", {
