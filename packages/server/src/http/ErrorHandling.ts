@@ -25,11 +25,16 @@ const absentBodyErrorPatterns: ReadonlyArray<readonly [RegExp, string]> = [
 const absentBodyError = (path: string) =>
   absentBodyErrors[path] ?? absentBodyErrorPatterns.find(([pattern]) => pattern.test(path))?.[1]
 
+/** Lower case, no escapes, query, duplicate or trailing slash: already what `pathOf` would make of it. */
+const plainPath = /^(?:\/[a-z0-9_.:-]+)+$|^\/$/
+
 /**
  * The path as the router matches it: it ignores case, trailing and duplicate slashes and decodes
  * escapes, so `/api/auth/refresh/` and `/API/auth/%72efresh` get the rules of `/api/auth/refresh`.
  */
 const pathOf = (url: string) => {
+  // Most URLs already are in that form: skip the regexes, decoding and copies for them.
+  if (plainPath.test(url)) return url
   const query = url.indexOf("?")
   const path = (query === -1 ? url : url.slice(0, query)).replace(/\/{2,}/g, "/").replace(/(.)\/$/, "$1")
   try {
@@ -69,6 +74,43 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.orDie,
   )
 
+/** The answer to a failure of the app: a `{ "error" }` body, or the failure itself when the contract encodes it. */
+const answerFailure = <E>(
+  request: HttpServerRequest.HttpServerRequest,
+  cause: Cause.Cause<E>,
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E> => {
+  const failure = Cause.squash(cause) as { readonly _tag?: string; readonly reason?: string }
+  switch (failure?._tag) {
+    case "HttpApiDecodeError":
+      return Effect.succeed(errorResponse(400, describeDecodeError(failure as HttpApiDecodeError)))
+    case "RequestError":
+      if (failure.reason === "Decode") {
+        return Effect.succeed(
+          errorResponse(400, absentBodyError(pathOf(request.url)) ?? "request body must be valid JSON"),
+        )
+      }
+      break
+    case "RouteNotFound":
+      return Effect.succeed(errorResponse(404, "Not found"))
+  }
+  if (failure?._tag !== undefined && wireErrorTags.has(failure._tag) && !Cause.isDie(cause)) {
+    return Effect.failCause(cause)
+  }
+  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+  // PostgreSQL out of reach: the client retries later (the pool's acquire timeout bounds the wait).
+  if (isStorageUnavailable(failure)) {
+    return Effect.logWarning("database unavailable").pipe(
+      Effect.annotateLogs({ method: request.method, url: request.url.split("?")[0] }),
+      Effect.as(errorResponse(503, "storage_unavailable", { "retry-after": String(retryAfterSeconds) })),
+    )
+  }
+  const requestId = `${requestIdPrefix}-${(++requestCounter).toString(36)}`
+  return Effect.logError("unexpected failure", cause).pipe(
+    Effect.annotateLogs({ requestId, method: request.method, url: request.url.split("?")[0] }),
+    Effect.as(errorResponse(500, "internal_error", { "x-request-id": requestId })),
+  )
+}
+
 /**
  * API-wide middleware: body size limit (413), nesting depth and NUL (400, JsonLimits), decode
  * failures and malformed JSON (400),
@@ -77,8 +119,7 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
  */
 export const layer = (options: ErrorHandlingOptions) =>
   HttpApiBuilder.middleware((app) =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       // Webhook bodies are the platforms' (form-encoded, any size up to their own limit): the
       // route reads them raw; only the failure handling below applies.
       const path = pathOf(request.url)
@@ -87,56 +128,29 @@ export const layer = (options: ErrorHandlingOptions) =>
       const limit =
         options.chatMaxBodyBytes !== undefined && path === "/api/chat" ? options.chatMaxBodyBytes : options.maxBodyBytes
       if (!raw && declaredLength > limit) {
-        return errorResponse(413, `request body too large (limit ${limit} bytes)`, {
-          connection: "close",
-        })
+        return Effect.succeed(
+          errorResponse(413, `request body too large (limit ${limit} bytes)`, {
+            connection: "close",
+          }),
+        )
       }
+      const withBody = hasBody(request)
       // Bodies must be declared JSON. HttpApi would also decode form, multipart, text and
       // untyped bodies — the kinds a browser sends cross-site without a CORS preflight, so a
       // hostile page could, say, set the password of a fresh install. (Malformed multipart
       // would even fail as a defect.) Refuse them before anything parses them.
-      if (!raw && hasBody(request) && !isJson(request.headers["content-type"])) {
-        return errorResponse(415, "Content-Type must be application/json")
+      if (!raw && withBody && !isJson(request.headers["content-type"])) {
+        return Effect.succeed(errorResponse(415, "Content-Type must be application/json"))
       }
-      if (urlHasNul(request.url)) return errorResponse(400, "URL must not contain NUL characters (%00)")
+      if (urlHasNul(request.url)) return Effect.succeed(errorResponse(400, "URL must not contain NUL characters (%00)"))
       const checked =
-        !raw && hasBody(request)
+        !raw && withBody
           ? Effect.flatMap(checkBody(request), (refused) => (refused === undefined ? app : Effect.succeed(refused)))
           : app
-      return yield* checked.pipe(
-        HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
-        Effect.catchAllCause((cause) => {
-          const failure = Cause.squash(cause) as { readonly _tag?: string; readonly reason?: string }
-          switch (failure?._tag) {
-            case "HttpApiDecodeError":
-              return Effect.succeed(errorResponse(400, describeDecodeError(failure as HttpApiDecodeError)))
-            case "RequestError":
-              if (failure.reason === "Decode") {
-                return Effect.succeed(
-                  errorResponse(400, absentBodyError(pathOf(request.url)) ?? "request body must be valid JSON"),
-                )
-              }
-              break
-            case "RouteNotFound":
-              return Effect.succeed(errorResponse(404, "Not found"))
-          }
-          if (failure?._tag !== undefined && wireErrorTags.has(failure._tag) && !Cause.isDie(cause)) {
-            return Effect.failCause(cause)
-          }
-          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-          // PostgreSQL out of reach: the client retries later (the pool's acquire timeout bounds the wait).
-          if (isStorageUnavailable(failure)) {
-            return Effect.logWarning("database unavailable").pipe(
-              Effect.annotateLogs({ method: request.method, url: request.url.split("?")[0] }),
-              Effect.as(errorResponse(503, "storage_unavailable", { "retry-after": String(retryAfterSeconds) })),
-            )
-          }
-          const requestId = `${requestIdPrefix}-${(++requestCounter).toString(36)}`
-          return Effect.logError("unexpected failure", cause).pipe(
-            Effect.annotateLogs({ requestId, method: request.method, url: request.url.split("?")[0] }),
-            Effect.as(errorResponse(500, "internal_error", { "x-request-id": requestId })),
-          )
-        }),
+      // The limit only matters to a body's reader; providing it copies the request's context,
+      // a cost every bodiless request (most of them: GETs) is spared.
+      return (withBody ? HttpIncomingMessage.withMaxBodySize(checked, Option.some(limit)) : checked).pipe(
+        Effect.catchAllCause((cause) => answerFailure(request, cause)),
       )
     }),
   )
