@@ -151,9 +151,10 @@ const createHttpServer = (options: ServerOptions, direct: DirectReconnects.Direc
   // http/DirectReconnects); those it leaves, or passes back, go there as usual.
   const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
   server.emit = ((event: string | symbol, ...args: Array<unknown>) => {
-    if (event === "request" && direct.handle !== undefined) {
+    if (event === "request") {
       const [request, response] = args as [IncomingMessage, ServerResponse]
-      if (direct.handle(request, response, () => emit(event, ...args))) return true
+      RequestMetrics.stamp(request)
+      if (direct.handle?.(request, response, () => emit(event, ...args))) return true
     }
     return emit(event, ...args)
   }) as typeof server.emit
@@ -184,7 +185,7 @@ export const layer = (options: ServerOptions) => {
   return (
     // Spans per request cost ~25% of throughput: only made when something exports them.
     (options.otlpEndpoint === undefined ? HttpMiddleware.withTracerDisabledWhen(serve, () => true) : serve).pipe(
-      Layer.provide(HttpApiBuilder.middleware(RequestMetrics.middleware)), // outermost: counts every answer
+      Layer.provide(RequestMetrics.layer), // counts every answer as it is written
       Layer.provide(MetricsRoute.layer(options.metricsToken ?? Option.none())),
       Layer.provide(lazyDocs("/api/docs")),
       Layer.provide(lazyOpenApi("/api/openapi.json")),

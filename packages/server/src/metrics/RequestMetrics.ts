@@ -1,5 +1,6 @@
+import type { IncomingMessage } from "node:http"
 import { HttpApi, HttpApp, HttpMiddleware, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { Effect, Metric, MetricBoundaries, MetricLabel } from "effect"
+import { Effect, Layer, Metric, MetricBoundaries, MetricLabel, Option } from "effect"
 import { AideApi } from "../api/AideApi.js"
 
 export const requests = Metric.counter("aide_http_requests_total", {
@@ -103,6 +104,8 @@ const countAnswer = (request: HttpServerRequest.HttpServerRequest, response: Htt
 /**
  * Counts every request by route and status, and times it to its response head. A response is
  * counted where it comes back; a failure through a pre-response hook, once it is an answer.
+ * For the Web-standard handler, whose requests have no Node message to stamp; the Node server
+ * uses the cheaper {@link layer}.
  */
 export const middleware = HttpMiddleware.make((app) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
@@ -118,4 +121,36 @@ export const middleware = HttpMiddleware.make((app) =>
       }),
     )
   }),
+)
+
+const arrival = Symbol.for("@aide/server/RequestMetrics/arrival")
+
+/** Notes when a Node request arrived, for {@link layer} to time it (called as the server receives it). */
+export const stamp = (message: IncomingMessage): void => {
+  ;(message as IncomingMessage & { [arrival]?: number })[arrival] = performance.now()
+}
+
+/**
+ * `middleware`'s counts, taken where each answer is written instead: the platform hands every
+ * response, success or encoded failure, to the pre-response handlers just before writing its
+ * head. Set once in the server's runtime, it costs a request one call and no Effect of its own
+ * (the middleware cost a flatMap, a map and an error handler each, ~3% of a small request).
+ * Requests are timed from their `stamp`.
+ */
+export const layer: Layer.Layer<never> = Layer.fiberRefLocallyScopedWith(
+  HttpApp.currentPreResponseHandlers,
+  (handlers) => {
+    const counted: HttpApp.PreResponseHandler = (request, response) => {
+      const message = request.source as { [arrival]?: number }
+      count(request, response.status, message[arrival] ?? performance.now())
+      return Effect.succeed(response)
+    }
+    return Option.match(handlers, {
+      onNone: () => Option.some(counted),
+      onSome: (previous) =>
+        Option.some((request, response) =>
+          Effect.flatMap(previous(request, response), (answer) => counted(request, answer)),
+        ),
+    })
+  },
 )
