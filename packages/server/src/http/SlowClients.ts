@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from "node:http"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect } from "effect"
 import { clientAddress, rateLimitBucket, type TrustProxy } from "./ClientAddress.js"
 
@@ -113,10 +114,17 @@ export const capLayer = (limits: SlowClientLimits & { readonly trustProxy: Trust
         )
       }
       open.set(bucket, count + 1)
-      return Effect.ensuring(
-        app,
-        Effect.sync(() => release(bucket)),
-      )
+      // Released when the answer is written or the client is gone: a listener on the response
+      // costs a fraction of an `ensuring` around the app (an uninterruptible region per request).
+      const response = NodeHttpServerRequest.toServerResponse(request) as ServerResponse | undefined
+      // (Already closed: its `close` is gone, so the app's end releases it.)
+      if (response === undefined || response.destroyed)
+        return Effect.ensuring(
+          app,
+          Effect.sync(() => release(bucket)),
+        )
+      response.once("close", () => release(bucket))
+      return app
     }),
   )
 }
