@@ -27,9 +27,16 @@ const encoder = new TextEncoder()
 export const encodeEvent = (event: StreamHub.StreamEvent): Uint8Array =>
   encoder.encode(`id: ${event.id}\ndata: ${JSON.stringify(event.chunk)}\n\n`)
 
-/** The frames of events only one response reads, joined: one write, nothing memoised. */
-export const encodeEvents = (events: ReadonlyArray<StreamHub.StreamEvent>): Uint8Array =>
-  events.length === 1 ? encodeEvent(events[0]!) : join(events.map(encodeEvent))
+/**
+ * The frames of events only one response reads, joined: one write, nothing memoised. Built as
+ * one string and encoded once: a batch costs one native UTF-8 encoding, not one per event and a
+ * copy to join them.
+ */
+export const encodeEvents = (events: ReadonlyArray<StreamHub.StreamEvent>): Uint8Array => {
+  let text = ""
+  for (const event of events) text += `id: ${event.id}\ndata: ${JSON.stringify(event.chunk)}\n\n`
+  return Buffer.from(text)
+}
 
 const sharedEventBytes = new WeakMap<StreamHub.StreamEvent, Uint8Array>()
 const sharedBatchBytes = new WeakMap<ReadonlyArray<StreamHub.StreamEvent>, Buffer>()

@@ -25,6 +25,8 @@ class SseBody extends Readable implements StreamHub.StreamSink {
     private readonly maxLagBytes: number,
     /** Encodes a batch: shared by every subscriber (reconnects), or for this response alone (the sender's). */
     private readonly encode: (events: ReadonlyArray<StreamHub.StreamEvent>) => Uint8Array,
+    /** The Node response it is piped into (absent under the Web-standard handler). */
+    private readonly response: ServerResponse | undefined,
   ) {
     super()
     open.add(this)
@@ -46,6 +48,15 @@ class SseBody extends Readable implements StreamHub.StreamSink {
     if (this.destroyed) return
     this.push(Sse.done)
     this.push(null)
+    // Piped, Node would end the response a turn later, once the Readable has ended: the chunked
+    // terminator would be a socket write of its own. Ended now, it joins `[DONE]` (and the last
+    // events, written this same turn) in one write. Only when everything pushed is written
+    // already (not held back by a slow reader); the pipe's own `end` is then a no-op.
+    const response = this.response
+    if (response !== undefined && this.readableLength === 0 && response.headersSent && !response.writableEnded) {
+      this.unpipe(response)
+      response.end()
+    }
   }
 
   heartbeat(): void {
@@ -104,13 +115,12 @@ export const make = (options: SseSubscribersOptions) =>
       afterEventId: number | undefined,
     ) =>
       Effect.suspend(() => {
-        const body = new SseBody(open, maxLagBytes, Sse.encodeBatch)
         // Whatever becomes of the request fiber (interrupted before the body is piped, say), the
         // subscriber leaves the hub when its connection closes.
         // (No Node response under the Web-standard handler: there the body's cancel ends it.)
-        ;(NodeHttpServerRequest.toServerResponse(request) as ServerResponse | undefined)?.once("close", () =>
-          body.destroy(),
-        )
+        const response = NodeHttpServerRequest.toServerResponse(request) as ServerResponse | undefined
+        const body = new SseBody(open, maxLagBytes, Sse.encodeBatch, response)
+        response?.once("close", () => body.destroy())
         return hub.attach(threadId, body, afterEventId).pipe(
           Effect.map(
             Option.match({
@@ -140,9 +150,9 @@ export const make = (options: SseSubscribersOptions) =>
      */
     const follow = (request: HttpServerRequest.HttpServerRequest, run: Chat.ChatRun) =>
       Effect.sync(() => {
-        const body = new SseBody(answers, Number.POSITIVE_INFINITY, Sse.encodeEvents)
         // Absent under the Web-standard handler (Server.webHandler): there the body's cancel ends it.
         const response = NodeHttpServerRequest.toServerResponse(request) as ServerResponse | undefined
+        const body = new SseBody(answers, Number.POSITIVE_INFINITY, Sse.encodeEvents, response)
         response?.once("close", () => body.destroy())
         body.detach = run.attach(body)
         return HttpServerResponse.raw(body, {
@@ -161,7 +171,7 @@ export const make = (options: SseSubscribersOptions) =>
         // Gone while it was authenticated: nothing to answer, and nothing to attach (its
         // `close` has fired already, so a subscriber attached now would never leave).
         if (response.destroyed) return Effect.succeed(true)
-        const body = new SseBody(open, maxLagBytes, Sse.encodeBatch)
+        const body = new SseBody(open, maxLagBytes, Sse.encodeBatch, response)
         response.once("close", () => body.destroy())
         return hub.attach(threadId, body, afterEventId).pipe(
           Effect.map(
