@@ -3,7 +3,6 @@ import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Redacted } from "effect"
 import { Unauthorized } from "../api/ApiErrors.js"
 import { Authentication } from "../api/Security.js"
-import { dieOnStorageError } from "./StorageDefects.js"
 
 const bearerPrefix = /^bearer /i
 
@@ -25,9 +24,9 @@ export const layer = Layer.effect(
             return Effect.fail(Unauthorized.unauthorized)
           }
           // Only a storage failure is a defect; `orDie` after the catch would turn every 401 into a 500.
-          return auth.authenticate(value).pipe(
-            Effect.catchTag("Unauthenticated", () => Unauthorized.unauthorized),
-            dieOnStorageError,
+          // One error handler for both mappings (each handler is a frame on every request).
+          return Effect.catchAll(auth.authenticate(value), (error) =>
+            error._tag === "Unauthenticated" ? Unauthorized.unauthorized : Effect.die(error),
           )
         }),
     }

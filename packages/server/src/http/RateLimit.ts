@@ -1,6 +1,6 @@
 import { RateLimiter } from "@aide/kernel"
 import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Layer, Option } from "effect"
 import { TooManyRequests } from "../api/ApiErrors.js"
 import { RateLimited } from "../api/Security.js"
 import { clientAddress, rateLimitBucket, type TrustProxy } from "./ClientAddress.js"
@@ -53,14 +53,14 @@ export const layer = (options: {
         })
       // On every request of the routes it guards (sessions, logout…), most of them unlimited:
       // plain combinators until a limit applies.
-      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        Effect.flatMap(Effect.serviceOption(HttpRouter.RouteContext), (route) => {
-          // The matched route, not the raw URL: the router also accepts `/api/auth/login/`,
-          // `//api/auth/login`, `/API/auth/login` or `/api/auth/%6Cogin`, which must share a budget.
-          const path = Option.isSome(route) ? route.value.route.path : pathOf(request.url)
-          const limit = Object.hasOwn(limits, path) ? limits[path] : undefined
-          return limit === undefined ? Effect.void : limited(request, path, limit)
-        }),
-      )
+      return Effect.contextWithEffect((context: Context.Context<HttpServerRequest.HttpServerRequest>) => {
+        const request = Context.get(context, HttpServerRequest.HttpServerRequest)
+        const route = Context.getOption(context, HttpRouter.RouteContext)
+        // The matched route, not the raw URL: the router also accepts `/api/auth/login/`,
+        // `//api/auth/login`, `/API/auth/login` or `/api/auth/%6Cogin`, which must share a budget.
+        const path = Option.isSome(route) ? route.value.route.path : pathOf(request.url)
+        const limit = Object.hasOwn(limits, path) ? limits[path] : undefined
+        return limit === undefined ? Effect.void : limited(request, path, limit)
+      })
     }),
   )
