@@ -27,6 +27,13 @@ describe("batched reads of the model's stream", () => {
     expect(batches.map((batch) => batch.length)).toEqual([4, 4, 2])
   })
 
+  it("what is in hand comes up to the first chunk `until` accepts; the rest comes with the next read", async () => {
+    const next = batchedReads(transformed(buffered(["start", "text-start", "delta 1", "delta 2", "finish"])))
+    expect(await next.available((chunk) => chunk.startsWith("delta"))).toEqual(["start", "text-start", "delta 1"])
+    expect(await next()).toEqual(["delta 2", "finish"])
+    expect(await next()).toBeUndefined()
+  })
+
   it("a chunk that arrives alone is handed over alone, without waiting for more", async () => {
     let controller!: ReadableStreamDefaultController<string>
     const source = new ReadableStream<string>({

@@ -1,7 +1,7 @@
 import { Context, Effect, FiberSet, Layer, type Stream } from "effect"
 import { Ids } from "../ids/Ids.js"
 import type { StorageError } from "../storage/StorageError.js"
-import { Threads } from "../threads/Threads.js"
+import { type StoredMessage, Threads } from "../threads/Threads.js"
 import { unacceptedAttachment, unacceptedMessage } from "./Attachments.js"
 import type { ChatBusy, ChatModelError } from "./ChatErrors.js"
 import { InvalidChatRequest, UnsupportedAttachment } from "./ChatErrors.js"
@@ -167,11 +167,15 @@ export const make = (options: ChatOptions = {}) =>
           const { created } = yield* threads.ensure(threadId)
           if (!created) yield* persistence.supersedePending(threadId)
           if (retry) return yield* threads.messages(threadId)
-          yield* threads.saveMessage(threadId, {
+          const message: StoredMessage = {
             id: input.messageId ?? (yield* ids.uuid),
             role: "user",
             parts: toUIParts(input.parts),
-          })
+          }
+          yield* threads.saveMessage(threadId, message)
+          // A thread this send created holds only this message (its run holds the thread, and
+          // the parts are plain JSON, stored as given): no read back on the way to the model.
+          if (created) return [message]
           return yield* threads.messages(threadId)
           // The thread was ensured a moment ago; losing it now (a concurrent delete) is a defect.
         }).pipe(Effect.catchTag("ThreadNotFound", (error) => Effect.die(error))),

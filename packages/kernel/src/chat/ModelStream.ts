@@ -12,6 +12,10 @@ import * as RunBounds from "./RunBounds.js"
  * content can still be an error response.
  */
 
+/** A chunk that carries what a client shows, unlike a part's start (`text-start` is empty). */
+const isVisible = (chunk: UIMessageChunk) =>
+  isContent(chunk) && chunk.type !== "text-start" && chunk.type !== "reasoning-start"
+
 /** A run cut short by its bounds. */
 export class RunCut extends Data.TaggedError("RunCut")<{ readonly reason: "max-answer-bytes" | "idle-timeout" }> {}
 
@@ -42,8 +46,8 @@ export interface Outcome {
 
 export interface ModelStream {
   /**
-   * The chunks up to and including the first content, and those in hand with it (short of
-   * `finish`); `ended` when the stream ended within them.
+   * The chunks up to and including the first content, and those in hand with it up to the first
+   * a client shows (short of `finish`); `ended` when the stream ended within them.
    */
   readonly head: ReadonlyArray<UIMessageChunk>
   readonly ended: boolean
@@ -166,7 +170,9 @@ export const open = (call: ModelCall) =>
     const ended = headRead === "ended"
     let carried: ReadonlyArray<UIMessageChunk> = []
     if (!ended) {
-      const inHand = yield* Effect.promise(readNext.available)
+      // Up to the first chunk a client shows (the first delta after a `text-start`), not every
+      // chunk in hand: the rest of a burst goes in the next write instead of holding this one.
+      const inHand = head.some(isVisible) ? [] : yield* Effect.promise(() => readNext.available(isVisible))
       const finishAt = inHand.findIndex((chunk) => chunk.type === "finish")
       const split = finishAt === -1 ? inHand.length : finishAt
       head.push(...inHand.slice(0, split))

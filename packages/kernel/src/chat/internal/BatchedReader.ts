@@ -15,12 +15,15 @@ export const batchedReads = <A>(
   reader: ReadableStreamDefaultReader<A>,
   max = 256,
 ): (() => Promise<ReadonlyArray<A> | undefined>) & {
-  /** Every chunk in hand now (possibly none), without waiting for new data. */
-  readonly available: () => Promise<ReadonlyArray<A>>
+  /**
+   * The chunks in hand now (possibly none), without waiting for new data; up to and including
+   * the first that `until` accepts, when given (the rest stays for the next call).
+   */
+  readonly available: (until?: (chunk: A) => boolean) => Promise<ReadonlyArray<A>>
 } => {
   /** A read started by the last batch that had not resolved yet: the next batch starts with it. */
   let pending: Promise<ReadableStreamReadResult<A>> | undefined
-  const fill = async (batch: Array<A>) => {
+  const fill = async (batch: Array<A>, until?: (chunk: A) => boolean) => {
     // process.nextTick runs once the microtask queue is empty, i.e. when nothing more resolves
     // without new data.
     const drained = new Promise<typeof notYet>((resolve) => process.nextTick(resolve, notYet))
@@ -33,6 +36,7 @@ export const batchedReads = <A>(
         break
       }
       batch.push(settled.value)
+      if (until?.(settled.value) === true) break
     }
     return batch
   }
@@ -42,5 +46,5 @@ export const batchedReads = <A>(
     if (first.done) return undefined
     return fill([first.value])
   }
-  return Object.assign(next, { available: () => fill([]) })
+  return Object.assign(next, { available: (until?: (chunk: A) => boolean) => fill([], until) })
 }

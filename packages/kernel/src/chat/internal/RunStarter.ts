@@ -141,6 +141,9 @@ export const make = (
               onSome: ({ events, attach }) => ({ threadId, runId, events, attach }),
             }),
           )
+          // The request's fiber (woken above) takes the head to the socket first: this one would
+          // otherwise log and start the next read before it.
+          yield* Effect.yieldNow()
           yield* RunLoop.run({
             model,
             headCut,
