@@ -74,6 +74,14 @@ describe("GET /metrics", () => {
     expect(sample((await scrape()).text, "aide_model_errors_total")).toBe(before + 1)
   })
 
+  it("counts tool calls by the kind of their source and outcome", async () => {
+    const line = 'aide_tool_calls_total{source="builtin",outcome="ok"}'
+    const before = sample((await scrape()).text, line)
+    server.model.script({ toolCalls: [{ id: "t1", name: "current_time", arguments: {} }] }, { text: "Late." })
+    await (await chat(server, "What time is it?")).text()
+    expect(sample((await scrape()).text, line)).toBe(before + 1)
+  })
+
   it("reports SSE subscribers and running streams as gauges", async () => {
     const text = (await scrape()).text
     expect(text).toContain("# TYPE aide_sse_subscribers gauge")

@@ -21,7 +21,7 @@ export const modelErrors = Metric.counter("aide_model_errors_total", {
   incremental: true,
 })
 export const toolCalls = Metric.counter("aide_tool_calls_total", {
-  description: "Tool calls (built-in, MCP and plugin tools) by outcome.",
+  description: "Tool calls by source (builtin, mcp, plugin) and outcome (ok, error).",
   incremental: true,
 })
 export const schedulerLag = Metric.histogram(
@@ -49,7 +49,18 @@ const label = (key: string, value: string) => {
 export const countChatRun = (outcome: string) => chatRuns.unsafeUpdate(1, label("outcome", outcome))
 export const observeFirstDelta = (millis: number) => chatFirstDelta.unsafeUpdate(millis / 1000, [])
 export const countModelError = () => modelErrors.unsafeUpdate(1, [])
-export const countToolCall = (outcome: "ok" | "error") => toolCalls.unsafeUpdate(1, label("outcome", outcome))
+/** Where a tool comes from: the `kind` of its `ToolSource`, never its id (which would grow without bound). */
+export type ToolSourceKind = "builtin" | "mcp" | "plugin"
+const toolCallLabels = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+export const countToolCall = (source: ToolSourceKind, outcome: "ok" | "error") => {
+  const id = `${source}|${outcome}`
+  let found = toolCallLabels.get(id)
+  if (found === undefined) {
+    found = [MetricLabel.make("source", source), MetricLabel.make("outcome", outcome)]
+    toolCallLabels.set(id, found)
+  }
+  toolCalls.unsafeUpdate(1, found)
+}
 export const observeSchedulerLag = (millis: number) => schedulerLag.unsafeUpdate(Math.max(0, millis) / 1000, [])
 export const countInboxDelivery = (outcome: "sent" | "failed") =>
   inboxDeliveries.unsafeUpdate(1, label("outcome", outcome))
