@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Metric, Schema, Scope, TestClock } from "effect"
+import { Effect, Layer, Metric, MetricState, Schema, Scope, TestClock } from "effect"
 import * as ChannelRegistry from "../src/channels/ChannelRegistry.js"
 import * as AppConfig from "../src/config/AppConfig.js"
 import * as Ids from "../src/ids/Ids.js"
@@ -183,7 +183,7 @@ describe("tool call metrics", () => {
           key.tags.some((tag) => tag.key === "source" && tag.value === source) &&
           key.tags.some((tag) => tag.key === "outcome" && tag.value === outcome),
       )
-      return pair === undefined ? 0 : Number((pair.metricState as { count: number }).count)
+      return pair !== undefined && MetricState.isCounterState(pair.metricState) ? Number(pair.metricState.count) : 0
     })
 
   it.effect("counts calls by the kind of their source (plugin calls countable), never by its id", () =>

@@ -1,4 +1,5 @@
-import { Option, Redacted } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ChatTestServer, chat, startChatServer } from "./support/chat.js"
 
@@ -10,14 +11,17 @@ const sample = (text: string, line: string) => {
   return found === undefined ? 0 : Number(found.slice(line.length + 1))
 }
 
+/** `GET /metrics` of `server`, with the scraper's token unless told otherwise. */
+const scrapeOf = async (server: ChatTestServer, token: string | null = metricsToken) => {
+  const response = await fetch(`${server.url}/metrics`, {
+    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+  })
+  return { status: response.status, type: response.headers.get("content-type"), text: await response.text() }
+}
+
 describe("GET /metrics", () => {
   let server: ChatTestServer
-  const scrape = async (token: string | null = metricsToken) => {
-    const response = await fetch(`${server.url}/metrics`, {
-      headers: token === null ? {} : { authorization: `Bearer ${token}` },
-    })
-    return { status: response.status, type: response.headers.get("content-type"), text: await response.text() }
-  }
+  const scrape = (token?: string | null) => scrapeOf(server, token)
 
   beforeAll(async () => {
     server = await startChatServer({ metricsToken: Option.some(Redacted.make(metricsToken)) })
@@ -87,5 +91,54 @@ describe("GET /metrics", () => {
     expect(text).toContain("# TYPE aide_sse_subscribers gauge")
     expect(sample(text, "aide_sse_subscribers")).toBe(0)
     expect(sample(text, "aide_chat_active_streams")).toBe(0)
+  })
+})
+
+/** The pool lines of one scrape. */
+const poolOf = (text: string) => ({
+  idle: sample(text, 'aide_db_pool_connections{state="idle"}'),
+  inUse: sample(text, 'aide_db_pool_connections{state="in_use"}'),
+  max: sample(text, "aide_db_pool_max"),
+  waiting: sample(text, "aide_db_pool_waiting"),
+})
+
+describe("GET /metrics: the database pool on SQLite", () => {
+  let server: ChatTestServer
+  beforeAll(async () => {
+    server = await startChatServer({ metricsToken: Option.some(Redacted.make(metricsToken)) })
+  })
+  afterAll(() => server.close())
+
+  it("reports SQLite's one connection as a pool of one, idle", async () => {
+    const text = (await scrapeOf(server)).text
+    expect(text).toContain("# TYPE aide_db_pool_connections gauge")
+    expect(poolOf(text)).toEqual({ idle: 1, inUse: 0, max: 1, waiting: 0 })
+  })
+})
+
+describe.runIf(process.env.AIDE_TEST_DATABASE_URL)("GET /metrics: the database pool on PostgreSQL", () => {
+  let server: ChatTestServer
+  beforeAll(async () => {
+    server = await startChatServer({ storage: "postgres", metricsToken: Option.some(Redacted.make(metricsToken)) })
+  })
+  afterAll(() => server.close())
+
+  it("reports the pool's connections in use, idle and the queries waiting for one", async () => {
+    const idle = poolOf((await scrapeOf(server)).text)
+    expect(idle.max).toBe(10)
+    expect(idle.inUse).toBe(0)
+    expect(idle.idle).toBeGreaterThanOrEqual(1)
+    // Twelve slow queries on a pool of ten: ten run, two wait.
+    const slow = Array.from({ length: 12 }, () =>
+      server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_sleep(1.5)`)),
+    )
+    let busy = poolOf((await scrapeOf(server)).text)
+    const deadline = Date.now() + 5_000
+    while ((busy.inUse < 10 || busy.waiting < 2) && Date.now() < deadline) {
+      busy = poolOf((await scrapeOf(server)).text)
+    }
+    expect(busy).toEqual({ idle: 0, inUse: 10, max: 10, waiting: 2 })
+    await Promise.all(slow)
+    expect(poolOf((await scrapeOf(server)).text)).toMatchObject({ inUse: 0, idle: 10, waiting: 0 })
   })
 })

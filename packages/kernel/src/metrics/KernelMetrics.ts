@@ -34,6 +34,16 @@ export const inboxDeliveries = Metric.counter("aide_inbox_deliveries_total", {
   incremental: true,
 })
 
+export const dbPoolConnections = Metric.gauge("aide_db_pool_connections", {
+  description: "Open database connections of this replica's pool by state (idle, in_use), at scrape time.",
+})
+export const dbPoolMax = Metric.gauge("aide_db_pool_max", {
+  description: "The most connections this replica's database pool opens.",
+})
+export const dbPoolWaiting = Metric.gauge("aide_db_pool_waiting", {
+  description: "Queries waiting for a database connection (the pool full and busy), at scrape time.",
+})
+
 const labels = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
 /** One label array per value, made once: the hot paths pass the same one each time. */
 const label = (key: string, value: string) => {
@@ -62,5 +72,17 @@ export const countToolCall = (source: ToolSourceKind, outcome: "ok" | "error") =
   toolCalls.unsafeUpdate(1, found)
 }
 export const observeSchedulerLag = (millis: number) => schedulerLag.unsafeUpdate(Math.max(0, millis) / 1000, [])
+/** A pool's state as gauges: read by the host at scrape time (`DatabasePool.usage`). */
+export const recordPoolUsage = (usage: {
+  readonly max: number
+  readonly inUse: number
+  readonly idle: number
+  readonly waiting: number
+}) => {
+  dbPoolConnections.unsafeUpdate(usage.idle, label("state", "idle"))
+  dbPoolConnections.unsafeUpdate(usage.inUse, label("state", "in_use"))
+  dbPoolMax.unsafeUpdate(usage.max, [])
+  dbPoolWaiting.unsafeUpdate(usage.waiting, [])
+}
 export const countInboxDelivery = (outcome: "sent" | "failed") =>
   inboxDeliveries.unsafeUpdate(1, label("outcome", outcome))
