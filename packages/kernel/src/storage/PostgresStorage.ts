@@ -1,8 +1,8 @@
-import { createRequire } from "node:module"
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { DatabasePool } from "./DatabasePool.js"
+import { pg } from "./internal/pgDriver.js"
 import { StorageError } from "./StorageError.js"
 
 export interface PostgresStorageOptions {
@@ -16,26 +16,6 @@ export interface PostgresStorageOptions {
    * default 5 s.
    */
   readonly acquireTimeout?: Duration.DurationInput
-}
-
-/** What is read of a `pg` pool (pg-pool's counters); `pg` ships no types of its own. */
-interface PgPool {
-  readonly totalCount: number
-  readonly idleCount: number
-  readonly waitingCount: number
-  readonly on: (event: "error", listener: (error: unknown) => void) => void
-  readonly query: (text: string) => Promise<unknown>
-  readonly end: () => Promise<void>
-}
-
-/**
- * The `pg` of `@effect/sql-pg`, loaded from where that package finds it: the pool we make and
- * read is then of the very driver the client drives, and the kernel declares no second copy.
- */
-const loadPg = () => {
-  const fromKernel = createRequire(import.meta.url)
-  const fromSqlPg = createRequire(fromKernel.resolve("@effect/sql-pg"))
-  return fromSqlPg("pg") as { readonly Pool: new (options: object) => PgPool }
 }
 
 /**
@@ -53,7 +33,7 @@ export const layer = (
   const acquire = Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const pool = new (loadPg().Pool)({
+        const pool = new (pg().Pool)({
           connectionString: Redacted.value(options.url),
           connectionTimeoutMillis: Duration.toMillis(connectTimeout),
           max,
