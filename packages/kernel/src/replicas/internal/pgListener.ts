@@ -1,10 +1,16 @@
 import type { PgClient } from "@effect/sql-pg"
-import { Deferred, Effect, PubSub, Redacted, Schedule, type Scope, Stream } from "effect"
+import { Cause, Deferred, Effect, PubSub, Redacted, Schedule, type Scope, Stream } from "effect"
 import { type PgConnection, pg } from "../../storage/internal/pgDriver.js"
 
 interface Notification {
   readonly channel: string
   readonly payload: string
+}
+
+/** The driver's message (an `UnknownException` wraps the rejection of a promise). */
+const messageOf = (error: unknown): string => {
+  const inner = Cause.isUnknownException(error) ? error.error : error
+  return inner instanceof Error ? inner.message : "unknown error"
 }
 
 /** A connection that ended (killed, the server restarted, the network gone). */
@@ -48,6 +54,7 @@ export const make = (
         application_name: config.applicationName ?? "aide",
         // A peer gone without a word (a network partition) is found out, not waited on forever.
         keepAlive: true,
+        connectionTimeoutMillis: 5_000,
       })
       connection.on("notification", ({ channel, payload }) => {
         if (payload !== undefined) hub.unsafeOffer({ channel, payload })
@@ -57,12 +64,20 @@ export const make = (
       connection.on("end", end)
       const close = Effect.promise(() => connection.end().catch(() => {}))
       // Closed on any failure or interruption half-way: a connection never leaks from an attempt.
+      // The channels are listened to, and the connection published, under the lock: a subscriber
+      // added meanwhile is either in `channels` by then or finds `live` set and listens itself.
       yield* Effect.gen(function* () {
         yield* Effect.tryPromise(() => connection.connect())
-        for (const channel of channels.keys()) yield* statement(connection, "LISTEN", channel)
-      }).pipe(Effect.onError(() => close))
+        yield* Effect.gen(function* () {
+          for (const channel of channels.keys()) yield* statement(connection, "LISTEN", channel)
+          live = { connection, ended }
+        }).pipe(lock.withPermits(1))
+      }).pipe(
+        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("no connection within 10 s") }),
+        Effect.onError(() => close),
+      )
       return { connection, ended } satisfies Live
-    }).pipe(lock.withPermits(1))
+    })
 
     let healthy = true
     const lost = (error: unknown) =>
@@ -71,16 +86,15 @@ export const make = (
         healthy = false
         return Effect.logWarning(
           "replicas: the LISTEN connection is lost; reconnecting (signals sent meanwhile are missed)",
-        ).pipe(Effect.annotateLogs({ error: error instanceof Error ? error.message : String(error) }))
+        ).pipe(Effect.annotateLogs({ error: messageOf(error) }))
       })
 
     const loop = Effect.gen(function* () {
       while (true) {
         const current = yield* connect.pipe(
-          Effect.tapError((error) => Effect.zipRight(lost(error.error), Deferred.succeed(firstAttempt, undefined))),
+          Effect.tapError((error) => Effect.zipRight(lost(error), Deferred.succeed(firstAttempt, undefined))),
           Effect.retry(Schedule.spaced("1 second")),
         )
-        live = current
         yield* Deferred.succeed(firstAttempt, undefined)
         if (!healthy) {
           healthy = true
