@@ -6,6 +6,7 @@ import * as TitleGenerator from "../src/chat/TitleGenerator.js"
 import * as DeliveringInbox from "../src/inbox/DeliveringInbox.js"
 import { Inbox } from "../src/inbox/Inbox.js"
 import * as Kernel from "../src/Kernel.js"
+import * as DueRunner from "../src/scheduler/DueRunner.js"
 import * as ManualScheduler from "../src/scheduler/ManualScheduler.js"
 import { RunLedger } from "../src/scheduler/RunLedger.js"
 import { Scheduler } from "../src/scheduler/Scheduler.js"
@@ -92,5 +93,42 @@ describe("ManualScheduler through Kernel.layer({ scheduler })", () => {
       ])
       expect(model.calls).toHaveLength(1)
     }),
+  )
+
+  it.scoped(
+    "DueRunner is the same pass: it answers how many runs it fired, each due time once beside a ManualScheduler",
+    () =>
+      Effect.gen(function* () {
+        const model = new TestModel()
+        yield* TestClock.setTime(at("2026-01-01T08:10:00Z"))
+        const kernel = yield* Layer.build(manualKernel(yield* tempDirectory, model, []))
+        const scheduler = Context.get(kernel, Scheduler)
+        const hourly = yield* scheduler.create({ name: "Hourly", prompt: "Check", cron: "0 * * * *" })
+        const once = yield* scheduler.create({ name: "Once", prompt: "Remind", runAt: "2026-01-01T09:30:00Z" })
+        const runner = Context.get(
+          yield* Layer.build(DueRunner.layer()).pipe(Effect.provide(kernel)),
+          DueRunner.DueRunner,
+        )
+        expect(yield* runner.runDue).toEqual({ fired: 0 })
+
+        yield* TestClock.setTime(at("2026-01-01T09:45:00Z"))
+        expect(yield* runner.runDue).toEqual({ fired: 2 })
+        expect(yield* Context.get(kernel, RunLedger).runs(hourly.id)).toMatchObject([{ status: "succeeded" }])
+        expect(yield* Context.get(kernel, RunLedger).runs(once.id)).toMatchObject([{ status: "succeeded" }])
+        // The one-time task is retired by the pass that ran it.
+        expect((yield* scheduler.list).tasks.map((task) => task.name)).toEqual(["Hourly"])
+        expect(yield* runner.runDue).toEqual({ fired: 0 })
+
+        // Both names called at once: the 10:00 due time fires once, counted by whichever ran it.
+        yield* TestClock.setTime(at("2026-01-01T10:01:00Z"))
+        const [counted, manual] = yield* Effect.all(
+          [runner.runDue, Context.get(kernel, ManualScheduler.ManualScheduler).runDue],
+          { concurrency: 2 },
+        )
+        expect(manual).toEqual({ nextDueAt: new Date("2026-01-01T11:00:00Z"), failed: false })
+        expect(model.calls).toHaveLength(3)
+        expect(yield* Context.get(kernel, RunLedger).runs(hourly.id)).toHaveLength(2)
+        expect([0, 1]).toContain(counted.fired)
+      }),
   )
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Schema, Scope, TestClock } from "effect"
+import { Effect, Layer, Metric, MetricState, Schema, Scope, TestClock } from "effect"
 import * as ChannelRegistry from "../src/channels/ChannelRegistry.js"
 import * as AppConfig from "../src/config/AppConfig.js"
 import * as Ids from "../src/ids/Ids.js"
@@ -169,6 +169,57 @@ describe("Tools.forRun", () => {
         Promise.resolve(toolset.probe_echo!.execute!({ a: 1 }, callOptions("c"))),
       )
       expect(echoed).toEqual({ a: 1 })
+    }).pipe(Effect.scoped, Effect.provide(toolsLayer)),
+  )
+})
+
+describe("tool call metrics", () => {
+  /** `aide_tool_calls_total` of one source and outcome, read from the registry a host renders. */
+  const toolCalls = (source: string, outcome: string) =>
+    Effect.map(Metric.snapshot, (pairs) => {
+      const pair = pairs.find(
+        ({ metricKey: key }) =>
+          key.name === "aide_tool_calls_total" &&
+          key.tags.some((tag) => tag.key === "source" && tag.value === source) &&
+          key.tags.some((tag) => tag.key === "outcome" && tag.value === outcome),
+      )
+      return pair !== undefined && MetricState.isCounterState(pair.metricState) ? Number(pair.metricState.count) : 0
+    })
+
+  it.effect("counts calls by the kind of their source (plugin calls countable), never by its id", () =>
+    Effect.gen(function* () {
+      const registry = yield* ToolRegistry.ToolRegistry
+      yield* registry.register({
+        id: "web-fetch",
+        kind: "plugin",
+        tools: Effect.succeed([
+          definition("echo", false),
+          {
+            ...definition("broken", false),
+            execute: () => Effect.fail(new ToolRegistry.ToolExecutionError({ message: "no" })),
+          },
+        ]),
+      })
+      yield* registry.register({ id: "github", kind: "mcp", tools: Effect.succeed([definition("echo", false)]) })
+      const before = {
+        pluginOk: yield* toolCalls("plugin", "ok"),
+        pluginError: yield* toolCalls("plugin", "error"),
+        mcpOk: yield* toolCalls("mcp", "ok"),
+      }
+      const toolset = yield* (yield* Tools).forRun({ threadId: "t", runId: "r" })
+      const call = (id: string) =>
+        Effect.either(Effect.tryPromise(() => Promise.resolve(toolset[id]!.execute!({}, callOptions("c")))))
+      yield* call("web-fetch_echo")
+      yield* call("web-fetch_echo")
+      yield* call("web-fetch_broken")
+      yield* call("github_echo")
+      expect(yield* toolCalls("plugin", "ok")).toBe(before.pluginOk + 2)
+      expect(yield* toolCalls("plugin", "error")).toBe(before.pluginError + 1)
+      expect(yield* toolCalls("mcp", "ok")).toBe(before.mcpOk + 1)
+      const labelled = (yield* Metric.snapshot).filter(({ metricKey }) => metricKey.name === "aide_tool_calls_total")
+      for (const { metricKey } of labelled) {
+        expect(metricKey.tags.map((tag) => tag.key).sort()).toEqual(["outcome", "source"])
+      }
     }).pipe(Effect.scoped, Effect.provide(toolsLayer)),
   )
 })

@@ -21,7 +21,7 @@ export const modelErrors = Metric.counter("aide_model_errors_total", {
   incremental: true,
 })
 export const toolCalls = Metric.counter("aide_tool_calls_total", {
-  description: "Tool calls (built-in, MCP and plugin tools) by outcome.",
+  description: "Tool calls by source (builtin, mcp, plugin) and outcome (ok, error).",
   incremental: true,
 })
 export const schedulerLag = Metric.histogram(
@@ -32,6 +32,16 @@ export const schedulerLag = Metric.histogram(
 export const inboxDeliveries = Metric.counter("aide_inbox_deliveries_total", {
   description: "Channel deliveries of inbox messages by outcome (sent, failed).",
   incremental: true,
+})
+
+export const dbPoolConnections = Metric.gauge("aide_db_pool_connections", {
+  description: "Open database connections of this replica's pool by state (idle, in_use), at scrape time.",
+})
+export const dbPoolMax = Metric.gauge("aide_db_pool_max", {
+  description: "The most connections this replica's database pool opens.",
+})
+export const dbPoolWaiting = Metric.gauge("aide_db_pool_waiting", {
+  description: "Queries waiting for a database connection (the pool full and busy), at scrape time.",
 })
 
 const labels = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
@@ -49,7 +59,30 @@ const label = (key: string, value: string) => {
 export const countChatRun = (outcome: string) => chatRuns.unsafeUpdate(1, label("outcome", outcome))
 export const observeFirstDelta = (millis: number) => chatFirstDelta.unsafeUpdate(millis / 1000, [])
 export const countModelError = () => modelErrors.unsafeUpdate(1, [])
-export const countToolCall = (outcome: "ok" | "error") => toolCalls.unsafeUpdate(1, label("outcome", outcome))
+/** Where a tool comes from: the `kind` of its `ToolSource`, never its id (which would grow without bound). */
+export type ToolSourceKind = "builtin" | "mcp" | "plugin"
+const toolCallLabels = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+export const countToolCall = (source: ToolSourceKind, outcome: "ok" | "error") => {
+  const id = `${source}|${outcome}`
+  let found = toolCallLabels.get(id)
+  if (found === undefined) {
+    found = [MetricLabel.make("source", source), MetricLabel.make("outcome", outcome)]
+    toolCallLabels.set(id, found)
+  }
+  toolCalls.unsafeUpdate(1, found)
+}
 export const observeSchedulerLag = (millis: number) => schedulerLag.unsafeUpdate(Math.max(0, millis) / 1000, [])
+/** A pool's state as gauges: read by the host at scrape time (`DatabasePool.usage`). */
+export const recordPoolUsage = (usage: {
+  readonly max: number
+  readonly inUse: number
+  readonly idle: number
+  readonly waiting: number
+}) => {
+  dbPoolConnections.unsafeUpdate(usage.idle, label("state", "idle"))
+  dbPoolConnections.unsafeUpdate(usage.inUse, label("state", "in_use"))
+  dbPoolMax.unsafeUpdate(usage.max, [])
+  dbPoolWaiting.unsafeUpdate(usage.waiting, [])
+}
 export const countInboxDelivery = (outcome: "sent" | "failed") =>
   inboxDeliveries.unsafeUpdate(1, label("outcome", outcome))

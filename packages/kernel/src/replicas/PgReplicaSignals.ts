@@ -1,5 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Schedule, Stream } from "effect"
+import { Effect, Layer } from "effect"
+import * as PgListener from "./internal/pgListener.js"
 import { ReplicaSignals } from "./ReplicaSignals.js"
 
 /** PostgreSQL channel names are identifiers (at most 63 bytes): ours are prefixed, the rest is the caller's. */
@@ -7,14 +8,16 @@ const pgChannel = (channel: string) => `aide:${channel}`
 
 /**
  * `ReplicaSignals` over PostgreSQL `LISTEN/NOTIFY`: every replica on the database hears every
- * message, this one included. The driver listens on one connection of its own, outside the
- * pool; a `LISTEN` that fails is retried every second (messages sent meanwhile are lost, as
- * the interface allows). Payloads over 8,000 bytes are refused by PostgreSQL: keep them small.
+ * message, this one included. One connection of its own, outside the pool, listens; when it is
+ * lost (killed, PostgreSQL restarted) it is made again every second until it is back, and each
+ * channel listened to again (messages sent meanwhile are lost, as the interface allows).
+ * Payloads over 8,000 bytes are refused by PostgreSQL: keep them small.
  */
-export const layer: Layer.Layer<ReplicaSignals, never, PgClient.PgClient> = Layer.effect(
+export const layer: Layer.Layer<ReplicaSignals, never, PgClient.PgClient> = Layer.scoped(
   ReplicaSignals,
   Effect.gen(function* () {
     const pg = yield* PgClient.PgClient
+    const listener = yield* PgListener.make(pg.config)
     return ReplicaSignals.of({
       publish: (channel, message) =>
         // `pg_notify`, not the client's `notify`: `NOTIFY` takes no bound parameters.
@@ -25,16 +28,7 @@ export const layer: Layer.Layer<ReplicaSignals, never, PgClient.PgClient> = Laye
             ),
           ),
         ),
-      subscribe: (channel) =>
-        pg.listen(pgChannel(channel)).pipe(
-          Stream.tapError((error) =>
-            Effect.logWarning("replicas: listening for signals failed; retrying").pipe(
-              Effect.annotateLogs({ channel, error: error.message }),
-            ),
-          ),
-          Stream.retry(Schedule.spaced("1 second")),
-          Stream.catchAll(() => Stream.empty),
-        ),
+      subscribe: (channel) => listener.listen(pgChannel(channel)),
     })
   }),
 )

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { StorageError } from "../storage/StorageError.js"
-import { makeParts, Scheduler, type SchedulerOptions, type SchedulerRequirements } from "./Scheduler.js"
+import * as ManualPass from "./internal/manualPass.js"
+import { Scheduler, type SchedulerOptions, type SchedulerRequirements } from "./Scheduler.js"
 
 /** What one `runDue` did. */
 export interface DueRun {
@@ -41,17 +42,11 @@ export const layer = (
 ): Layer.Layer<Scheduler | ManualScheduler, StorageError, SchedulerRequirements> =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const parts = yield* makeParts(options)
-      const lock = yield* Effect.makeSemaphore(1)
-      const runDue = Effect.gen(function* () {
-        const wake = yield* parts.step
-        yield* parts.runsDone
-        yield* parts.retireFinished
-        return {
-          nextDueAt: wake === 0 || wake === Number.POSITIVE_INFINITY ? undefined : new Date(wake),
-          failed: wake === 0,
-        }
-      }).pipe(lock.withPermits(1), Effect.withSpan("ManualScheduler.runDue"))
-      return Context.make(Scheduler, parts.service).pipe(Context.add(ManualScheduler, ManualScheduler.of({ runDue })))
+      const manual = yield* ManualPass.make(options)
+      const runDue = Effect.map(
+        manual.runDue,
+        ({ nextDueAt, failure }): DueRun => ({ nextDueAt, failed: failure !== undefined }),
+      ).pipe(Effect.withSpan("ManualScheduler.runDue"))
+      return Context.make(Scheduler, manual.service).pipe(Context.add(ManualScheduler, ManualScheduler.of({ runDue })))
     }),
   )

@@ -1,4 +1,4 @@
-import { Clock, Context, Duration, Effect, FiberMap, Layer, type Scope, Stream } from "effect"
+import { type Cause, Clock, Context, Duration, Effect, FiberMap, Layer, type Scope, Stream } from "effect"
 import type { Chat } from "../chat/Chat.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Ids } from "../ids/Ids.js"
@@ -97,6 +97,10 @@ export interface SchedulerParts {
   readonly runsDone: Effect.Effect<void>
   /** Removes the finished one-time tasks queued so far from the config. */
   readonly retireFinished: Effect.Effect<void>
+  /** How many runs this scheduler has started so far. */
+  readonly started: () => number
+  /** Why the latest `step` failed (it answered 0), if it did. */
+  readonly lastFailure: () => Cause.Cause<unknown> | undefined
   /** Forks the firing loop (and its helpers) into the scope: the scheduler then fires by itself. */
   readonly start: Effect.Effect<void, never, AppConfig | Scope.Scope>
 }
@@ -136,6 +140,8 @@ export const makeParts = (
       step,
       runsDone: Effect.ignore(FiberMap.awaitEmpty(state.fibers)),
       retireFinished: retirement.flush,
+      started: () => state.started.count,
+      lastFailure: () => state.failure.last,
       start: Effect.gen(function* () {
         const appConfig = yield* AppConfig
         yield* Effect.forkScoped(retirement.worker)

@@ -3,6 +3,7 @@ import * as Path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect, Layer } from "effect"
+import { type DatabasePool, layerSingle } from "./DatabasePool.js"
 import * as DataDirLock from "./DataDirLock.js"
 import { StorageError } from "./StorageError.js"
 
@@ -52,9 +53,10 @@ const prepare = Effect.gen(function* () {
 
 /**
  * The embedded default: one SQLite file (WAL, foreign keys on). Provides `SqlClient`: the
- * connection and its settings only; the SQL stores migrate the schema they need themselves.
+ * connection and its settings only (and `DatabasePool`: one connection); the SQL stores migrate
+ * the schema they need themselves.
  */
-export const layer = (options: SqliteStorageOptions): Layer.Layer<SqlClient.SqlClient, StorageError> => {
+export const layer = (options: SqliteStorageOptions): Layer.Layer<SqlClient.SqlClient | DatabasePool, StorageError> => {
   // The lock is taken first and released last: the database closes before another process may open it.
   const client = Layer.unwrapScoped(
     Effect.as(
@@ -64,6 +66,7 @@ export const layer = (options: SqliteStorageOptions): Layer.Layer<SqlClient.SqlC
   )
   return Layer.effectDiscard(prepare).pipe(
     Layer.provideMerge(client),
+    Layer.merge(layerSingle),
     Layer.mapError((cause) =>
       cause._tag === "StorageError"
         ? cause

@@ -1,7 +1,7 @@
 import { Cause, Exit, Runtime, Stream } from "effect"
 import * as KernelMetrics from "../metrics/KernelMetrics.js"
 import { boundedOutput } from "./BoundedValue.js"
-import { type ToolCallContext, type ToolDefinition, ToolExecutionError } from "./ToolRegistry.js"
+import { type ToolCallContext, type ToolDefinition, ToolExecutionError, type ToolSource } from "./ToolRegistry.js"
 
 interface CallOptions {
   readonly toolCallId: string
@@ -23,16 +23,16 @@ const failureMessage = (cause: Cause.Cause<{ readonly message: string }>) => {
  */
 export const make =
   (runtime: Runtime.Runtime<never>, contextOf: (toolCallId: string) => ToolCallContext) =>
-  (definition: ToolDefinition) => {
+  (definition: ToolDefinition, source: ToolSource["kind"]) => {
     const stream = definition.stream
-    if (stream !== undefined) return streamed(runtime, contextOf, definition.name, stream)
+    if (stream !== undefined) return streamed(runtime, contextOf, definition.name, source, stream)
     const runExit = Runtime.runPromiseExit(runtime)
     return async (input: unknown, options: CallOptions) => {
       const exit = await runExit(
         definition.execute(input, contextOf(options.toolCallId)),
         options.abortSignal === undefined ? undefined : { signal: options.abortSignal },
       )
-      KernelMetrics.countToolCall(Exit.isFailure(exit) ? "error" : "ok")
+      KernelMetrics.countToolCall(source, Exit.isFailure(exit) ? "error" : "ok")
       if (Exit.isFailure(exit)) throw new Error(failureMessage(exit.cause))
       // Whatever a plugin or MCP server sent, bounded before the SDK stores it and the model reads it.
       return boundedOutput(exit.value)
@@ -43,6 +43,7 @@ const streamed = (
   runtime: Runtime.Runtime<never>,
   contextOf: (toolCallId: string) => ToolCallContext,
   name: string,
+  source: ToolSource["kind"],
   stream: NonNullable<ToolDefinition["stream"]>,
 ) =>
   async function* (input: unknown, options: CallOptions) {
@@ -54,10 +55,10 @@ const streamed = (
     try {
       while (true) {
         const next = await iterator.next().catch((error: unknown) => {
-          KernelMetrics.countToolCall("error")
+          KernelMetrics.countToolCall(source, "error")
           throw new Error(error instanceof ToolExecutionError ? error.message : `${name} failed unexpectedly`)
         })
-        if (next.done === true) return void KernelMetrics.countToolCall("ok")
+        if (next.done === true) return void KernelMetrics.countToolCall(source, "ok")
         yield boundedOutput(next.value)
       }
     } finally {

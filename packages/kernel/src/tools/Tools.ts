@@ -88,13 +88,13 @@ export const make = Effect.gen(function* () {
     const callContext = (toolCallId: string) => ({ threadId: context.threadId, runId: context.runId, toolCallId })
     const execute = ToolExecution.make(runtime, callContext)
 
-    for (const { definition, id } of entries) {
+    for (const { source, definition, id } of entries) {
       if (Object.hasOwn(toolset, id)) continue
       toolset[id] = dynamicTool({
         description: definition.description,
         inputSchema: jsonSchema(definition.inputSchema as Parameters<typeof jsonSchema>[0]),
         needsApproval: (_input, { toolCallId }) => approved.has(toolCallId) || definition.requireApproval,
-        execute: execute(definition),
+        execute: execute(definition, source.kind),
       })
     }
     // An approved call whose tool has gone since (its MCP server removed) fails as a tool error

@@ -1,6 +1,6 @@
-import { Auth, StreamHub } from "@aide/kernel"
+import { Auth, DatabasePool, KernelMetrics, StreamHub } from "@aide/kernel"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect, Metric, type Option, type Redacted } from "effect"
+import { Effect, Metric, Option, type Redacted } from "effect"
 import * as BearerGate from "../http/BearerGate.js"
 import * as Prometheus from "./Prometheus.js"
 
@@ -19,9 +19,12 @@ export const layer = (metricsToken: Option.Option<Redacted.Redacted<string>>) =>
     Effect.gen(function* () {
       const auth = yield* Auth.Auth
       const hub = yield* StreamHub.StreamHub
+      // A storage of the embedder's own may not say how full its pool is: then no pool lines.
+      const pool = yield* Effect.serviceOption(DatabasePool.DatabasePool)
       const scrape = Effect.gen(function* () {
         yield* Metric.set(sseSubscribers, yield* hub.subscriberCount())
         yield* Metric.set(activeStreams, (yield* hub.activeThreadIds).length)
+        if (Option.isSome(pool)) KernelMetrics.recordPoolUsage(yield* pool.value.usage)
         const text = yield* Prometheus.render("aide_")
         return HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" })
       })

@@ -133,6 +133,7 @@ export const make = (state: RuntimeState, runs: TaskRuns, retirement: Retirement
             isFinished(claim.runCount, task) ? retire(task, claim.runCount) : Effect.void,
           )
       yield* FiberMap.run(state.fibers, entry.id, effect)
+      state.started.count++
     })
 
   return { fire }

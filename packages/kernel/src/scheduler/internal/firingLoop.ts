@@ -85,6 +85,7 @@ export const makeStep = (
     return Effect.gen(function* () {
       // Wake-ups from before this read are answered by it; later ones wake the loop's sleep.
       yield* Queue.takeAll(state.wakeUpSignal)
+      state.failure.last = undefined
       const config = yield* appConfig.get
       const reconciled =
         config === previous ||
@@ -92,7 +93,12 @@ export const makeStep = (
           Effect.as(true),
           Effect.catchAllCause((cause) =>
             Effect.as(
-              Effect.logError("scheduler: applying a config change failed; retrying in a minute", cause),
+              Effect.zipRight(
+                Effect.sync(() => {
+                  state.failure.last = cause
+                }),
+                Effect.logError("scheduler: applying a config change failed; retrying in a minute", cause),
+              ),
               false,
             ),
           ),
@@ -102,7 +108,15 @@ export const makeStep = (
       return reconciled
         ? yield* tick(config).pipe(
             Effect.catchAllCause((cause) =>
-              Effect.as(Effect.logError("scheduler: tick failed; retrying in a minute", cause), 0),
+              Effect.as(
+                Effect.zipRight(
+                  Effect.sync(() => {
+                    state.failure.last = cause
+                  }),
+                  Effect.logError("scheduler: tick failed; retrying in a minute", cause),
+                ),
+                0,
+              ),
             ),
           )
         : 0

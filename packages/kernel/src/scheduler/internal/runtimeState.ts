@@ -1,3 +1,4 @@
+import type { Cause } from "effect"
 import { Effect, FiberMap, Queue, type Scope } from "effect"
 import type { StorageError } from "../../storage/StorageError.js"
 import { dueOf, type Entry, initialCursor } from "../DueTimes.js"
@@ -16,6 +17,10 @@ export interface RuntimeState {
   readonly fibers: FiberMap.FiberMap<string>
   /** Tasks with a run of this process in progress (the ledger only learns of it once claimed). */
   readonly localRunning: Set<string>
+  /** Runs this scheduler has started, ever: a manual pass answers how many it fired by the difference. */
+  readonly started: { count: number }
+  /** Why the latest pass failed (it was logged), for a host that answers for the pass; cleared by a good one. */
+  readonly failure: { last: Cause.Cause<unknown> | undefined }
   readonly states: Map<string, TaskState>
   /** Wakes the loop early (a config change, a finished run). */
   readonly wakeUp: Effect.Effect<void>
@@ -103,6 +108,8 @@ export const make = (staleAfterMillis: number): Effect.Effect<RuntimeState, Stor
       staleAfterMillis,
       fibers,
       localRunning,
+      started: { count: 0 },
+      failure: { last: undefined },
       states,
       wakeUp: Queue.offer(wakeUpSignal, undefined).pipe(Effect.asVoid),
       wakeUpSignal,
