@@ -33,7 +33,7 @@ export const layer = (
   const acquire = Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const pool = new (pg().Pool)({
+        const pool = new (await pg()).Pool({
           connectionString: Redacted.value(options.url),
           connectionTimeoutMillis: Duration.toMillis(connectTimeout),
           max,

@@ -43,7 +43,8 @@ export const make = (
 
     const connect = Effect.gen(function* () {
       const ended = yield* Deferred.make<void>()
-      const connection = new (pg().Client)({
+      const driver = yield* Effect.promise(pg)
+      const connection = new driver.Client({
         connectionString: config.url === undefined ? undefined : Redacted.value(config.url),
         host: config.host,
         port: config.port,

@@ -1,5 +1,3 @@
-import { createRequire } from "node:module"
-
 /** What is used of a `pg` pool (pg-pool's counters among it); `pg` ships no types of its own. */
 export interface PgPool {
   readonly totalCount: number
@@ -28,17 +26,10 @@ interface PgModule {
   readonly Client: new (options: object) => PgConnection
 }
 
-let loaded: PgModule | undefined
-
 /**
- * The `pg` of `@effect/sql-pg`, loaded from where that package finds it: the pool we make and
- * read is of the very driver the client drives, and the kernel declares no second copy of it.
- * Loaded on first use: SQLite servers never load it.
+ * The `pg` driver (node-postgres), the one `@effect/sql-pg` drives: the kernel declares the same
+ * version, so one copy is installed (and bundled). Loaded on first use: SQLite servers never load it.
  */
-export const pg = (): PgModule => {
-  if (loaded === undefined) {
-    const fromKernel = createRequire(import.meta.url)
-    loaded = createRequire(fromKernel.resolve("@effect/sql-pg"))("pg") as PgModule
-  }
-  return loaded
-}
+export const pg = (): Promise<PgModule> =>
+  // @ts-expect-error `pg` ships no types (the interfaces above say what is used of it)
+  import("pg").then((module) => ((module as { default?: PgModule }).default ?? module) as PgModule)
