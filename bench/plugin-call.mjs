@@ -30,8 +30,9 @@ import {
   writeResults,
 } from "./harness.mjs"
 
+// Internal modules since the kernel's public surface was narrowed (issue 22).
 const { PluginPrecompile, PluginProcess } = await import(
-  pathToFileURL(path.join(root, "packages/kernel/dist/index.js")).href
+  pathToFileURL(path.join(root, "packages/kernel/dist/internal.js")).href
 )
 const { Effect, Exit, Scope } = await importFrom("kernel", "effect")
 
