@@ -239,20 +239,37 @@ const build = Effect.gen(function* () {
     return yield* pair(session.row.id, session.refreshToken, session.expiresAt)
   })
 
+  // The same rows (the cached store serves one list a second) give the same answer to the same
+  // session: one frozen list shared by its requests, not rebuilt per request (the server renders
+  // it once too). Bounded: one entry per session asking, for as long as those rows are served.
+  const listed = new WeakMap<ReadonlyArray<SessionRow>, Map<string, ReadonlyArray<Session>>>()
+
   // Untraced: it runs on every `GET /api/auth/sessions`, where a span (and the stack trace
   // Effect.fn captures per call) cost about as much as the query.
   const listSessions = Effect.fnUntraced(function* (principal: Principal) {
     const rows = yield* store.listActiveSessions((yield* now).toISOString())
-    return rows.map(
-      (row): Session => ({
-        id: row.id,
-        createdAt: new Date(row.createdAt),
-        expiresAt: new Date(row.expiresAt),
-        userAgent: row.userAgent,
-        ip: row.ip,
-        current: row.id === principal.sessionId,
-      }),
+    let bySession = listed.get(rows)
+    if (bySession === undefined) {
+      bySession = new Map()
+      listed.set(rows, bySession)
+    }
+    const known = bySession.get(principal.sessionId)
+    if (known !== undefined) return known
+    const sessions: ReadonlyArray<Session> = Object.freeze(
+      rows.map(
+        (row): Session =>
+          Object.freeze({
+            id: row.id,
+            createdAt: new Date(row.createdAt),
+            expiresAt: new Date(row.expiresAt),
+            userAgent: row.userAgent,
+            ip: row.ip,
+            current: row.id === principal.sessionId,
+          }),
+      ),
     )
+    bySession.set(principal.sessionId, sessions)
+    return sessions
   })
 
   const revokeSession = Effect.fn("Auth.revokeSession")(function* (principal: Principal, sessionId: string) {

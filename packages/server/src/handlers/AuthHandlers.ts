@@ -30,6 +30,21 @@ const encodeSessionList = (sessions: ReadonlyArray<AuthModel.Session>): typeof S
   })),
 })
 
+const utf8 = new TextEncoder()
+/**
+ * The body of a list, rendered once: Auth hands every request of a session the same list for as
+ * long as the list of active sessions is cached (a second), so its JSON is not built again.
+ */
+const renderedLists = new WeakMap<ReadonlyArray<AuthModel.Session>, Uint8Array>()
+const sessionListBody = (sessions: ReadonlyArray<AuthModel.Session>): Uint8Array => {
+  let body = renderedLists.get(sessions)
+  if (body === undefined) {
+    body = utf8.encode(JSON.stringify(encodeSessionList(sessions)))
+    renderedLists.set(sessions, body)
+  }
+  return body
+}
+
 const invalidCredentials = () => new Unauthorized({ error: "invalid_credentials" })
 const badPassword = (error: { readonly message: string }) => new BadRequest({ error: error.message })
 /** The kernel's Auth is the host application's (`HostAuth`): no password or refresh here. */
@@ -114,7 +129,7 @@ export const layer = (options: { readonly trustProxy: TrustProxy }) => {
           .handleRaw("listSessions", () =>
             Effect.flatMap(CurrentSession, auth.listSessions).pipe(
               Effect.map((sessions) =>
-                HttpServerResponse.unsafeJson(encodeSessionList(sessions), {
+                HttpServerResponse.uint8Array(sessionListBody(sessions), {
                   status: 200,
                   contentType: "application/json",
                 }),
