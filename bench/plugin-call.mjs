@@ -9,7 +9,9 @@
 //   npx -y pnpm@10.20.0 -r build && node bench/plugin-call.mjs
 //
 // Knobs: PLUGIN_CALLS [2000] measured calls per side.  PLUGIN_WARMUP [200].  PLUGIN_STARTS [7]
-// A/B rounds of process starts.
+// A/B rounds of process starts.  PLUGIN_BASELINE: another built kernel package folder (say an
+// older commit's, `git archive` + `tsup`): its precompiled compartment start joins the rounds, so
+// a change to the start is measured before/after in one run.
 // Prints a markdown table; writes bench/results/plugin-call-<timestamp>.json. ~10 s.
 
 import { readFileSync } from "node:fs"
@@ -35,6 +37,10 @@ const { PluginPrecompile, PluginProcess } = await import(
   pathToFileURL(path.join(root, "packages/kernel/dist/internal.js")).href
 )
 const { Effect, Exit, Scope } = await importFrom("kernel", "effect")
+const baseline =
+  process.env.PLUGIN_BASELINE === undefined
+    ? undefined
+    : await import(pathToFileURL(path.join(path.resolve(process.env.PLUGIN_BASELINE), "dist/internal.js")).href)
 
 const int = (name, fallback) => {
   const value = Number(process.env[name])
@@ -131,11 +137,11 @@ const privateMiB = (pid) => {
 }
 
 /** One plugin process started (until its `init` answered) and stopped: ms, RSS, private MiB. */
-const startOnce = async (modules, trust = "compartment") => {
+const startOnce = async (modules, trust = "compartment", kernel = { PluginProcess }) => {
   const scope = Effect.runSync(Scope.make())
   const started = performance.now()
   const plugin = await Effect.runPromise(
-    PluginProcess.start({
+    kernel.PluginProcess.start({
       pluginId: "basic",
       directory,
       trust,
@@ -157,19 +163,24 @@ const startOnce = async (modules, trust = "compartment") => {
 
 const startAB = async () => {
   const cacheDir = path.join(tmpDir("aide-bench-modules-"), "basic")
-  const compile = (label) => async () => {
-    const started = performance.now()
-    const summary = await Effect.runPromise(
-      PluginPrecompile.precompile({ directory, entries: ["tools.mjs"], cacheDir }),
-    )
-    return { label, ms: performance.now() - started, ...summary }
-  }
+  const baselineDir = path.join(path.dirname(cacheDir), "baseline")
+  const compile =
+    (label, kernel = { PluginPrecompile }, into = cacheDir) =>
+    async () => {
+      const started = performance.now()
+      const summary = await Effect.runPromise(
+        kernel.PluginPrecompile.precompile({ directory, entries: ["tools.mjs"], cacheDir: into }),
+      )
+      return { label, ms: performance.now() - started, ...summary }
+    }
   const precompiles = [await compile("precompile, cold")(), await compile("precompile, cached")()]
-  const sides = { babel: [], precompiled: [], host: [] }
+  if (baseline !== undefined) precompiles.push(await compile("precompile (baseline), cold", baseline, baselineDir)())
+  const sides = { babel: [], precompiled: [], baseline: [], host: [] }
   for (let round = 0; round < settings.starts; round++) {
     // Alternating, so both sides see the same machine.
     sides.babel.push(await startOnce(undefined))
     sides.precompiled.push(await startOnce(cacheDir))
+    if (baseline !== undefined) sides.baseline.push(await startOnce(baselineDir, "compartment", baseline))
     sides.host.push(await startOnce(undefined, "host"))
   }
   removeDir(path.dirname(cacheDir))
@@ -185,6 +196,7 @@ const startAB = async () => {
     rows: [
       row("compartment, compiles itself (Babel)", sides.babel),
       row("compartment, precompiled", sides.precompiled),
+      ...(baseline === undefined ? [] : [row("compartment, precompiled (PLUGIN_BASELINE)", sides.baseline)]),
       row("host trust (no SES: the Node floor)", sides.host),
     ],
   }

@@ -38,11 +38,11 @@ const tool = (from, name, script) =>
 const tsup = (from) => tool(from, "tsup", join("dist", "cli-default.js"))
 
 const pkg = (name, ...rest) => join(packages, name, ...rest)
-const library = (name) => ({
+const library = (name, extra = []) => ({
   name: `@aide/${name} (JavaScript)`,
   cwd: pkg(name),
   output: pkg(name, "dist", "index.js"),
-  sources: [pkg(name, "src"), pkg(name, "tsup.config.ts"), pkg(name, "package.json")],
+  sources: [pkg(name, "src"), pkg(name, "tsup.config.ts"), pkg(name, "package.json"), ...extra],
   script: () => tsup(pkg(name)),
   args: ["--silent"],
   env: { AIDE_BUILD: "js" },
@@ -84,7 +84,13 @@ const targets = [
     args: ["--silent"],
     env: {},
   },
-  library("kernel"),
+  // The kernel's build also bundles its plugin runner (runtime/dist, not a source of itself).
+  library("kernel", [
+    pkg("kernel", "runtime", "sdk"),
+    ...readdirSync(pkg("kernel", "runtime"))
+      .filter((name) => /\.(mjs|cjs)$/.test(name))
+      .map((name) => pkg("kernel", "runtime", name)),
+  ]),
   library("plugin"),
   library("testing"),
 ]

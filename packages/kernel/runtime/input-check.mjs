@@ -4,12 +4,14 @@
 // a long array can take seconds, and that time must be this process's (the call times out and the
 // process is restarted), never the server's event loop. The host checks only shape and size.
 
+import { importPackage } from "./importer.mjs"
+
 // The validator is loaded on the first call, not at start: ~15–30 ms of a process start (the
 // bench's compartment start is ~100 ms of CPU) that a channel-only plugin, or one whose tools are
 // not called, never needs. Loaded after lockdown, like the module transformer.
 let Validator
 const loadValidator = async () => {
-  Validator ??= (await import("@cfworker/json-schema")).Validator
+  Validator ??= (await importPackage("@cfworker/json-schema")).Validator
   return Validator
 }
 

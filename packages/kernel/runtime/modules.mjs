@@ -17,6 +17,17 @@ import * as vm from "node:vm"
 /** Bumped when the record format or the compiler changes: old records are then never read. */
 const format = "aide-module-1/@endo/module-source@1.3.3"
 
+/**
+ * SES's options, the same for every start (runner, snapshot, precompile.mjs's code cache):
+ * docs/plugin-sandbox.md says what each one means for a plugin.
+ */
+export const lockdownOptions = {
+  overrideTaming: "severe",
+  errorTaming: "unsafe",
+  consoleTaming: "unsafe",
+  stackFiltering: "concise",
+}
+
 /** The vetted copy of `@aide/plugin`'s runtime, the one package a sandboxed plugin may import. */
 export const sdkSpecifier = "@aide/plugin"
 export const sdkFile = fileURLToPath(new URL("./sdk/aide-plugin.mjs", import.meta.url))
@@ -103,7 +114,9 @@ export const loadFailure = (message, root) => {
  * name it: a process with other flags finds no cache and compiles, as without one.
  */
 const sesCacheName = (text) => {
-  const flags = process.execArgv.filter((flag) => flag.startsWith("--max-old-space-size")).join(" ")
+  const flags = process.execArgv
+    .filter((flag) => /^--(max-old-space-size|verify-snapshot-checksum)/.test(flag))
+    .join(" ")
   return `ses-${createHash("sha256").update(`${process.version}\0${flags}\0${text}`).digest("hex").slice(0, 32)}.v8`
 }
 

@@ -3,19 +3,21 @@
 // server's event loop), under the permission model (reads the plugin folder, writes only the
 // cache folder) and bounded in time and memory by the host.
 //
-//   node precompile.mjs '{"directory":…,"entries":["tools.js"],"cacheDir":…}'
+//   node precompile.mjs '{"directory":…,"entries":["tools.js"],"cacheDir":…,"bundled":true}'
 //
 // Prints one JSON line: { modules, compiled, failed }. Modules already in the cache are read,
-// not compiled; records of this plugin no longer used are removed. Also writes SES's V8 code
-// cache for the plugin process (modules.mjs, loadSes).
+// not compiled; records of this plugin no longer used are removed. Also writes the V8 code cache
+// of the plugin process's first script (`bundled`: the bundled runner, start.cjs; else SES).
 
 import { promises as fs } from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import {
   compile,
   limits,
   loadSes,
+  lockdownOptions,
   moduleFile,
   readRecord,
   recordKey,
@@ -79,14 +81,26 @@ const visit = async (url) => {
 
 for (const entry of request.entries ?? []) await visit(pathToFileURL(path.resolve(root, entry)).href)
 
-// SES's V8 code cache for the plugin process (started with the same --max-old-space-size), made
-// after a lockdown so that the functions lockdown runs are in it. Nothing is compiled after this.
-const ses = loadSes(cacheDir)
-used.add(ses.name)
-if (!(await fs.stat(path.join(cacheDir, ses.name)).catch(() => false))) {
-  lockdown({ overrideTaming: "severe", errorTaming: "unsafe", consoleTaming: "unsafe", stackFiltering: "concise" })
-  await fs.writeFile(path.join(cacheDir, `${ses.name}.${process.pid}.tmp`), ses.script.createCachedData())
-  await fs.rename(path.join(cacheDir, `${ses.name}.${process.pid}.tmp`), path.join(cacheDir, ses.name))
+function bundledRunner(dir) {
+  const { exports, script, name } = createRequire(import.meta.url)("./start.cjs").loadBundle(dir)
+  return { script, name, lockdown: () => exports.prepare("compartment") }
+}
+
+function sesScript(dir) {
+  const { script, name } = loadSes(dir)
+  return { script, name, lockdown: () => lockdown(lockdownOptions) }
+}
+
+// The V8 code cache of the plugin process's first script, for a process started with the same
+// --max-old-space-size: the bundled runner when the host starts it (start.cjs), else SES
+// (plugin-runner.mjs, loadSes). Made after a lockdown so that the functions lockdown runs are in
+// it. Nothing is compiled after this.
+const first = request.bundled === true ? bundledRunner(cacheDir) : sesScript(cacheDir)
+used.add(first.name)
+if (!(await fs.stat(path.join(cacheDir, first.name)).catch(() => false))) {
+  first.lockdown()
+  await fs.writeFile(path.join(cacheDir, `${first.name}.${process.pid}.tmp`), first.script.createCachedData())
+  await fs.rename(path.join(cacheDir, `${first.name}.${process.pid}.tmp`), path.join(cacheDir, first.name))
 }
 
 // The folder is this plugin's alone: what this run did not use belongs to older versions.

@@ -16,7 +16,8 @@ const ErrorClass = Error
 const hasOwn = Object.hasOwn
 const WeakSetClass = WeakSet
 
-const socket = new Socket({ fd: 3, readable: true, writable: true })
+/** Opened by `serve`, not when this module loads: a startup snapshot holds this module, not fd 3. */
+let socket
 const pending = new Map()
 const inFlight = new Map()
 const headerBytes = 4
@@ -76,7 +77,7 @@ const frameOf = (message) => {
 }
 
 const write = (frame) => {
-  if (frame !== undefined && !socket.destroyed) socket.write(frame)
+  if (frame !== undefined && socket !== undefined && !socket.destroyed) socket.write(frame)
 }
 
 const reply = (id, outcome) => {
@@ -172,6 +173,7 @@ const handle = (handlers, message) => {
 
 /** Serves host→child requests with `handlers[method](params, signal)`. */
 export const serve = (handlers) => {
+  socket = new Socket({ fd: 3, readable: true, writable: true })
   let header = Buffer.alloc(0)
   let expected = -1
   let parts = []

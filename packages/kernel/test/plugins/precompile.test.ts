@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { precompile } from "../../src/plugins/loader/Precompile.js"
+import { runnerPaths } from "../../src/plugins/sandbox/RunnerPaths.js"
 import { call, closeAll, fixture, startPlugin } from "./sandbox-support.js"
 
 let cacheRoot: string
@@ -22,12 +23,13 @@ describe("precompiled plugin modules", () => {
     const cacheDir = path.join(cacheRoot, "basic")
     const request = { directory: fixture("basic"), entries: ["tools.mjs"], cacheDir }
     expect(await Effect.runPromise(precompile(request))).toEqual({ modules: 2, compiled: 2, failed: 0 })
-    const first = await records(cacheDir)
-    expect(first).toHaveLength(2)
-    // and SES's code cache for the plugin process
-    expect((await fs.readdir(cacheDir)).filter((name) => /^ses-[0-9a-f]+\.v8$/.test(name))).toHaveLength(1)
+    const compiled = await records(cacheDir)
+    expect(compiled).toHaveLength(2)
+    // and the code cache of the plugin process's first script: the bundled runner (built kernel) or SES
+    const first = (await runnerPaths()).bundled ? /^runner-[0-9a-f]+\.v8$/ : /^ses-[0-9a-f]+\.v8$/
+    expect((await fs.readdir(cacheDir)).filter((name) => /\.v8$/.test(name))).toEqual([expect.stringMatching(first)])
     expect(await Effect.runPromise(precompile(request))).toEqual({ modules: 2, compiled: 0, failed: 0 })
-    expect(await records(cacheDir)).toEqual(first)
+    expect(await records(cacheDir)).toEqual(compiled)
 
     const plugin = await startPlugin({ pluginId: "basic", modules: cacheDir })
     expect(await call(plugin, "echo", { text: "hi" })).toEqual({ echoed: "HI" })

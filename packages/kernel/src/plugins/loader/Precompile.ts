@@ -2,7 +2,7 @@ import { spawn } from "node:child_process"
 import { promises as fs } from "node:fs"
 import * as path from "node:path"
 import { Data, Effect } from "effect"
-import { runnerPaths } from "../sandbox/RunnerPaths.js"
+import { codeCacheFlags, runnerPaths } from "../sandbox/RunnerPaths.js"
 
 /**
  * Compiling a sandboxed plugin's modules before its process starts (runtime/precompile.mjs), so
@@ -40,19 +40,21 @@ export const limits = { timeoutMs: 30_000, memoryMb: 256, outputBytes: 64 * 1024
 const minimumMemoryMb = 128
 
 const run = async (request: PrecompileRequest, signal: AbortSignal): Promise<PrecompileSummary> => {
-  const { runner, readable } = await runnerPaths()
+  const { runner, readable, bundled } = await runnerPaths()
   await fs.mkdir(request.cacheDir, { recursive: true, mode: 0o700 })
   const cacheDir = await fs.realpath(request.cacheDir)
   const directory = await fs.realpath(request.directory)
-  const script = path.join(path.dirname(runner), "precompile.mjs")
+  const script = path.join(path.dirname(runner.compartment), "precompile.mjs")
   const argv = [
     "--experimental-permission",
     "--disable-warning=ExperimentalWarning",
     ...[...readable, directory, cacheDir].map((p) => `--allow-fs-read=${p}`),
     `--allow-fs-write=${cacheDir}`,
+    ...codeCacheFlags,
     `--max-old-space-size=${(request.memoryMb ?? 0) >= minimumMemoryMb ? request.memoryMb : limits.memoryMb}`,
     script,
-    JSON.stringify({ directory, entries: request.entries, cacheDir }),
+    // The code cache it writes is the first script's of the plugin process: the bundle's or SES's.
+    JSON.stringify({ directory, entries: request.entries, cacheDir, bundled }),
   ]
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd: directory, env: {}, stdio: ["ignore", "pipe", "pipe"], signal })

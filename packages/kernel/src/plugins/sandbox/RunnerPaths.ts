@@ -13,8 +13,22 @@ import { fileURLToPath } from "node:url"
 const candidates = ["../runtime/plugin-runner.mjs", "../../../runtime/plugin-runner.mjs"]
 const runnerPackages = ["ses", "@endo/module-source", "@cfworker/json-schema"]
 
+/**
+ * V8 flags of every process that writes or reads a code cache (precompile.mjs, a compartment
+ * process): V8 then checks a cache's checksum and compiles instead of a damaged cache, which
+ * without it aborts the process while deserializing. (~1 ms of a start.)
+ */
+export const codeCacheFlags = ["--verify-snapshot-checksum"] as const
+
 export interface RunnerPaths {
-  readonly runner: string
+  /** The script a plugin process of each trust runs (the bundled runner's when `bundled`). */
+  readonly runner: { readonly compartment: string; readonly host: string }
+  /**
+   * Whether the kernel's build bundled the runner (runtime/dist/plugin-runner.cjs, newer than
+   * the runtime's sources): one CommonJS file, and for a compartment a V8 code cache of it that
+   * precompile.mjs writes (docs/plugin-sandbox.md, "Start time"). Else the ES module sources.
+   */
+  readonly bundled: boolean
   /** `--allow-fs-read` paths of a compartment process, plugin folders excluded. */
   readonly readable: ReadonlyArray<string>
 }
@@ -70,14 +84,39 @@ const packageClosure = async (roots: ReadonlyArray<string>, from: string): Promi
   return [...readable]
 }
 
+/** The newest mtime of the runtime's sources and of the kernel's package.json (SES's version). */
+const newestSource = async (runtimeDir: string): Promise<number> => {
+  let newest = (await fs.stat(path.join(runtimeDir, "..", "package.json"))).mtimeMs
+  for (const dir of [runtimeDir, path.join(runtimeDir, "sdk")]) {
+    for (const name of await fs.readdir(dir)) {
+      if (/\.(mjs|cjs|js)$/.test(name)) newest = Math.max(newest, (await fs.stat(path.join(dir, name))).mtimeMs)
+    }
+  }
+  return newest
+}
+
+/**
+ * The bundle, when it is there and not older than the sources it was built from: a runtime file
+ * edited since the last build runs from the sources (tests run against the sources, never a
+ * stale build).
+ */
+export const usableBundle = async (runtimeDir: string): Promise<boolean> => {
+  const built = await fs.stat(path.join(runtimeDir, "dist", "plugin-runner.cjs")).catch(() => undefined)
+  return built !== undefined && built.mtimeMs >= (await newestSource(runtimeDir))
+}
+
 let cached: Promise<RunnerPaths> | undefined
 
 export const runnerPaths = (): Promise<RunnerPaths> => {
   cached ??= (async () => {
-    const runner = await locateRunner()
-    const runtimeDir = path.dirname(runner)
+    const sources = await locateRunner()
+    const runtimeDir = path.dirname(sources)
     const readable = await packageClosure(runnerPackages, runtimeDir)
-    return { runner, readable: [runtimeDir, ...readable] }
+    const bundled = await usableBundle(runtimeDir)
+    const runner = bundled
+      ? { compartment: path.join(runtimeDir, "start.cjs"), host: path.join(runtimeDir, "dist", "plugin-runner.cjs") }
+      : { compartment: sources, host: sources }
+    return { runner, bundled, readable: [runtimeDir, ...readable] }
   })()
   cached.catch(() => {
     cached = undefined

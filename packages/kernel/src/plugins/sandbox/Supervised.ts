@@ -4,7 +4,7 @@ import { launch, missingWalls } from "./Containment.js"
 import type { PluginDescription } from "./Description.js"
 import { permissionPaths } from "./FsGrants.js"
 import type { PluginProcessOptions } from "./PluginProcess.js"
-import { runnerPaths } from "./RunnerPaths.js"
+import { codeCacheFlags, runnerPaths } from "./RunnerPaths.js"
 import { type Backoff, delays } from "./Supervisor.js"
 
 /** The stateful half of PluginProcess: the current child, its restarts and the calls in between. */
@@ -39,6 +39,7 @@ export const execArgv = async ({ options, limits }: Pick<Setup, "options" | "lim
     "--experimental-permission",
     "--disable-warning=ExperimentalWarning",
     ...granted.map((p) => `--allow-fs-read=${p}`),
+    ...codeCacheFlags,
     memory,
   ]
 }
@@ -78,9 +79,9 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
 
   const startOnce = async (): Promise<void> => {
     const child: Child = spawn({
-      runner,
+      runner: runner[options.trust],
       execPath: wrapper.execPath,
-      // The precompiled modules folder is known before `init`: SES's code cache is read from it.
+      // The precompiled modules folder is known before `init`: the code cache of its first script is read from it.
       args: [options.trust, ...(options.modules === undefined ? [] : [options.modules])],
       execArgv: [...wrapper.prefix, ...argv],
       env: options.env,
