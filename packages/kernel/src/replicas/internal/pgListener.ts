@@ -13,6 +13,9 @@ const messageOf = (error: unknown): string => {
   return inner instanceof Error ? inner.message : "unknown error"
 }
 
+/** Ends a connection, whatever state it is in: a failure to end one that is gone is no news. */
+const closeQuietly = (connection: PgConnection) => Effect.promise(() => connection.end().catch(() => {}))
+
 /** A connection that ended (killed, the server restarted, the network gone). */
 interface Live {
   readonly connection: PgConnection
@@ -63,7 +66,7 @@ export const make = (
       const end = () => Deferred.unsafeDone(ended, Effect.void)
       connection.on("error", end)
       connection.on("end", end)
-      const close = Effect.promise(() => connection.end().catch(() => {}))
+      const close = closeQuietly(connection)
       // Closed on any failure or interruption half-way: a connection never leaks from an attempt.
       // The channels are listened to, and the connection published, under the lock: a subscriber
       // added meanwhile is either in `channels` by then or finds `live` set and listens itself.
@@ -103,7 +106,7 @@ export const make = (
         }
         yield* Deferred.await(current.ended)
         live = undefined
-        yield* Effect.promise(() => current.connection.end().catch(() => {}))
+        yield* closeQuietly(current.connection)
         yield* lost(new Error("the connection ended"))
       }
     }).pipe(
@@ -112,9 +115,7 @@ export const make = (
         Effect.suspend(() => {
           const current = live
           live = undefined
-          return current === undefined
-            ? Effect.void
-            : Effect.promise(() => current.connection.end().catch(() => {})).pipe(Effect.timeoutOption(1000))
+          return current === undefined ? Effect.void : closeQuietly(current.connection).pipe(Effect.timeoutOption(1000))
         }),
       ),
     )

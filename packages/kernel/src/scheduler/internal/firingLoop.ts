@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, FiberMap, Queue } from "effect"
+import { type Cause, Clock, Duration, Effect, FiberMap, Queue } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
 import { type Entry, heartbeatActive, heartbeatEntry, heartbeatOf, movedCursor, taskEntry } from "../DueTimes.js"
@@ -81,6 +81,15 @@ export const makeStep = (
         return wake
       })
 
+    /** A pass that failed: its cause is kept (a manual pass, `POST /api/schedule/run-due`, reports it) and logged. */
+    const failed = (message: string, cause: Cause.Cause<unknown>) =>
+      Effect.zipRight(
+        Effect.sync(() => {
+          state.failure.last = cause
+        }),
+        Effect.logError(message, cause),
+      )
+
     let previous = yield* appConfig.get
     return Effect.gen(function* () {
       // Wake-ups from before this read are answered by it; later ones wake the loop's sleep.
@@ -92,15 +101,7 @@ export const makeStep = (
         (yield* reconcile(previous, config, yield* Clock.currentTimeMillis).pipe(
           Effect.as(true),
           Effect.catchAllCause((cause) =>
-            Effect.as(
-              Effect.zipRight(
-                Effect.sync(() => {
-                  state.failure.last = cause
-                }),
-                Effect.logError("scheduler: applying a config change failed; retrying in a minute", cause),
-              ),
-              false,
-            ),
+            Effect.as(failed("scheduler: applying a config change failed; retrying in a minute", cause), false),
           ),
         ))
       // Unapplied, the change is tried again (from the same `previous`) on the next pass.
@@ -108,15 +109,7 @@ export const makeStep = (
       return reconciled
         ? yield* tick(config).pipe(
             Effect.catchAllCause((cause) =>
-              Effect.as(
-                Effect.zipRight(
-                  Effect.sync(() => {
-                    state.failure.last = cause
-                  }),
-                  Effect.logError("scheduler: tick failed; retrying in a minute", cause),
-                ),
-                0,
-              ),
+              Effect.as(failed("scheduler: tick failed; retrying in a minute", cause), 0),
             ),
           )
         : 0
