@@ -1,6 +1,6 @@
 // How the runner loads a package it needs only sometimes (the module transformer, the input
-// validator): `import()` from this folder. A process started from the startup snapshot has no
-// loader for `import()` in the snapshot's code; snapshot-entry.cjs sets one that has.
+// validator): `import()` from this folder. Code evaluated from a V8 code cache has no loader for
+// `import()` on Node 20; start.cjs sets one that has (bundle-entry.cjs).
 
 let importer = (specifier) => import(specifier)
 

@@ -1,7 +1,7 @@
 // Aide's plugin runner: one child process per (plugin, trust), started by the host
 // (packages/kernel/src/plugins/sandbox/). Plain ESM, no build step. docs/plugin-sandbox.md
-// describes the wire, the trust levels and what each may reach. A compartment process may also
-// start from a V8 startup snapshot of the same code instead (snapshot-entry.cjs).
+// describes the wire, the trust levels and what each may reach. When the kernel is built, a
+// process starts from the same code bundled into one file instead (bundle-entry.cjs, start.cjs).
 //
 //   node [--experimental-permission --allow-fs-read=…] --max-old-space-size=N plugin-runner.mjs <trust> [modulesDir]
 

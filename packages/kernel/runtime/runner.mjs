@@ -1,6 +1,7 @@
 // The plugin runner's work once SES is locked down (or, for host trust, at once): the wire's
-// methods over the plugin's entries. Started by plugin-runner.mjs (a normal start) or by
-// snapshot-entry.cjs (a start from the V8 startup snapshot, docs/plugin-sandbox.md).
+// methods over the plugin's entries. Started by plugin-runner.mjs (from the ES module sources)
+// or by bundle-entry.cjs (the bundled runner, through start.cjs for a compartment;
+// docs/plugin-sandbox.md, "Start time").
 
 import { promises as fs } from "node:fs"
 import * as path from "node:path"

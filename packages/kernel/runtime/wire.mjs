@@ -16,7 +16,7 @@ const ErrorClass = Error
 const hasOwn = Object.hasOwn
 const WeakSetClass = WeakSet
 
-/** Opened by `serve`, not when this module loads: a startup snapshot holds this module, not fd 3. */
+/** Opened by `serve`, not when this module loads: the precompile step evaluates this module (to make its code cache) in a process without fd 3. */
 let socket
 const pending = new Map()
 const inFlight = new Map()
