@@ -12,7 +12,7 @@ import { promises as fs, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import * as vm from "node:vm"
+import { cacheName, evaluateCached } from "./code-cache.cjs"
 
 /** Bumped when the record format or the compiler changes: old records are then never read. */
 const format = "aide-module-1/@endo/module-source@1.3.3"
@@ -109,18 +109,6 @@ export const loadFailure = (message, root) => {
 }
 
 /**
- * The name of SES's V8 code cache in a records folder. V8 accepts a cache only from the same
- * Node, the same source and the same V8 flags (`--max-old-space-size` is one), so all three
- * name it: a process with other flags finds no cache and compiles, as without one.
- */
-const sesCacheName = (text) => {
-  const flags = process.execArgv
-    .filter((flag) => /^--(max-old-space-size|verify-snapshot-checksum)/.test(flag))
-    .join(" ")
-  return `ses-${createHash("sha256").update(`${process.version}\0${flags}\0${text}`).digest("hex").slice(0, 32)}.v8`
-}
-
-/**
  * Evaluates SES (defining `lockdown`, `harden`, `Compartment`), with the code cache found in
  * `cacheDir`. Returns what `precompile.mjs` needs to write that cache.
  */
@@ -128,18 +116,7 @@ export const loadSes = (cacheDir) => {
   // SES as its one-file CommonJS bundle: its ~60 ES modules cost more to load than lockdown itself.
   const sesFile = createRequire(import.meta.url).resolve("ses")
   const text = readFileSync(sesFile, "utf8")
-  const name = sesCacheName(text)
-  let cachedData
-  if (cacheDir !== undefined) {
-    try {
-      cachedData = readFileSync(path.join(cacheDir, name))
-    } catch {
-      cachedData = undefined
-    }
-  }
-  const wrapper = `(function (exports, require, module, __filename, __dirname) {${text}\n})`
-  const script = new vm.Script(wrapper, { filename: sesFile, ...(cachedData === undefined ? {} : { cachedData }) })
-  const module = { exports: {} }
-  script.runInThisContext()(module.exports, createRequire(sesFile), module, sesFile, path.dirname(sesFile))
+  const name = cacheName("ses", text)
+  const { script } = evaluateCached({ file: sesFile, text, name, cacheDir, requireFn: createRequire(sesFile) })
   return { script, name }
 }
