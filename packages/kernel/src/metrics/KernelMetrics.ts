@@ -44,33 +44,30 @@ export const dbPoolWaiting = Metric.gauge("aide_db_pool_waiting", {
   description: "Queries waiting for a database connection (the pool full and busy), at scrape time.",
 })
 
-const labels = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
-/** One label array per value, made once: the hot paths pass the same one each time. */
-const label = (key: string, value: string) => {
-  const id = `${key}=${value}`
-  let found = labels.get(id)
+const labelSets = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+/**
+ * One label array per set of values (`key, value, key, value…`), made once: the hot paths pass
+ * the same one each time. Values come from closed sets (outcomes, sources, states).
+ */
+const labels = (...keyValues: ReadonlyArray<string>) => {
+  const id = keyValues.join("\u0000")
+  let found = labelSets.get(id)
   if (found === undefined) {
-    found = [MetricLabel.make(key, value)]
-    labels.set(id, found)
+    const made: Array<MetricLabel.MetricLabel> = []
+    for (let i = 0; i + 1 < keyValues.length; i += 2) made.push(MetricLabel.make(keyValues[i]!, keyValues[i + 1]!))
+    found = made
+    labelSets.set(id, found)
   }
   return found
 }
 
-export const countChatRun = (outcome: string) => chatRuns.unsafeUpdate(1, label("outcome", outcome))
+export const countChatRun = (outcome: string) => chatRuns.unsafeUpdate(1, labels("outcome", outcome))
 export const observeFirstDelta = (millis: number) => chatFirstDelta.unsafeUpdate(millis / 1000, [])
 export const countModelError = () => modelErrors.unsafeUpdate(1, [])
 /** Where a tool comes from: the `kind` of its `ToolSource`, never its id (which would grow without bound). */
 export type ToolSourceKind = "builtin" | "mcp" | "plugin"
-const toolCallLabels = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
-export const countToolCall = (source: ToolSourceKind, outcome: "ok" | "error") => {
-  const id = `${source}|${outcome}`
-  let found = toolCallLabels.get(id)
-  if (found === undefined) {
-    found = [MetricLabel.make("source", source), MetricLabel.make("outcome", outcome)]
-    toolCallLabels.set(id, found)
-  }
-  toolCalls.unsafeUpdate(1, found)
-}
+export const countToolCall = (source: ToolSourceKind, outcome: "ok" | "error") =>
+  toolCalls.unsafeUpdate(1, labels("source", source, "outcome", outcome))
 export const observeSchedulerLag = (millis: number) => schedulerLag.unsafeUpdate(Math.max(0, millis) / 1000, [])
 /** A pool's state as gauges: read by the host at scrape time (`DatabasePool.usage`). */
 export const recordPoolUsage = (usage: {
@@ -79,10 +76,10 @@ export const recordPoolUsage = (usage: {
   readonly idle: number
   readonly waiting: number
 }) => {
-  dbPoolConnections.unsafeUpdate(usage.idle, label("state", "idle"))
-  dbPoolConnections.unsafeUpdate(usage.inUse, label("state", "in_use"))
+  dbPoolConnections.unsafeUpdate(usage.idle, labels("state", "idle"))
+  dbPoolConnections.unsafeUpdate(usage.inUse, labels("state", "in_use"))
   dbPoolMax.unsafeUpdate(usage.max, [])
   dbPoolWaiting.unsafeUpdate(usage.waiting, [])
 }
 export const countInboxDelivery = (outcome: "sent" | "failed") =>
-  inboxDeliveries.unsafeUpdate(1, label("outcome", outcome))
+  inboxDeliveries.unsafeUpdate(1, labels("outcome", outcome))
