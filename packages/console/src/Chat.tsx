@@ -218,7 +218,15 @@ function ThreadTitle({ chatId, initial }: { readonly chatId: string; readonly in
     )
   return (
     <h1 className="title">
-      <button type="button" className="title-button" title="Rename this chat" onClick={() => setEditing(true)}>
+      {/* Untitled, the heading reads "New chat": named so, the button would be a second "New chat"
+          beside the list's, one that renames instead of opening a chat. */}
+      <button
+        type="button"
+        className="title-button"
+        title="Rename this chat"
+        aria-label={title === null ? "Rename this chat" : undefined}
+        onClick={() => setEditing(true)}
+      >
         {title ?? "New chat"}
       </button>
       {error && (

@@ -211,6 +211,10 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
 
   it("streams an answer as markdown, with a copyable code block", async () => {
     await page.getByRole("button", { name: "New chat" }).click()
+    // The untitled heading says "New chat" but renames: one button opens a new chat.
+    await expect.poll(() => page.locator(".chat-head h1").textContent()).toBe("New chat")
+    expect(await page.getByRole("button", { name: "New chat" }).count()).toBe(1)
+    await page.getByRole("button", { name: "Rename this chat" }).waitFor()
     model.script({ text: ["Hello ", "**world**", "\n\n```js\n", "console.log(1)\n", "```"], chunkDelayMs: 150 })
     await page.getByRole("textbox", { name: "Message" }).fill("Say hello")
     await page.keyboard.press("Enter")
