@@ -58,11 +58,20 @@ export const rssMiB = (pid) => {
   }
 }
 
-export const cpuMs = (pid) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+const statCpuMs = (file) => {
+  const stat = readFileSync(file, "utf8")
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
 }
+
+/** CPU time (user + system, ms) of every thread of `pid`. */
+export const cpuMs = (pid) => statCpuMs(`/proc/${pid}/stat`)
+
+/**
+ * CPU time of `pid`'s main thread alone: what can delay a response. The rest of `cpuMs` is V8's
+ * worker threads (parallel and concurrent GC, concurrent compilation) and libuv's pool.
+ */
+export const mainThreadCpuMs = (pid) => statCpuMs(`/proc/${pid}/task/${pid}/stat`)
 
 /** Polls the RSS of `pid` every `intervalMs` until stopped; returns { stop(): peak MiB }. */
 export const watchPeakRss = (pid, intervalMs = 10) => {
