@@ -15,6 +15,7 @@ import * as SqlObservationStore from "../src/memory/observational/SqlObservation
 import * as Recall from "../src/memory/recall/Recall.js"
 import * as SqlRecallIndex from "../src/memory/recall/SqlRecallIndex.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
+import { StorageError } from "../src/storage/StorageError.js"
 import * as SqlThreads from "../src/threads/SqlThreads.js"
 import { type StoredMessage, Threads } from "../src/threads/Threads.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
@@ -79,6 +80,31 @@ const witnessingHub = Layer.scoped(
   }),
 ).pipe(Layer.provideMerge(Layer.sync(AtFinish, () => [])))
 
+/** 50 ms of real time (the test clock does not move by itself). */
+const realPause = Effect.async<void>((resume) => {
+  const timer = setTimeout(() => resume(Effect.void), 50)
+  return Effect.sync(() => clearTimeout(timer))
+})
+
+/**
+ * Threads on SQLite, except that no message can be saved in the thread `unwritable`, and saving
+ * one in `slow-disk` takes 50 ms.
+ */
+const unwritableThread = Layer.effect(
+  Threads,
+  Effect.map(Threads, (threads) =>
+    Threads.of({
+      ...threads,
+      saveMessage: (threadId, message) =>
+        threadId === "unwritable"
+          ? Effect.fail(new StorageError({ message: "database or disk is full" }))
+          : threadId === "slow-disk"
+            ? Effect.zipRight(realPause, threads.saveMessage(threadId, message))
+            : threads.saveMessage(threadId, message),
+    }),
+  ),
+).pipe(Layer.provide(SqlThreads.layer.pipe(Layer.provide(Ids.layer))))
+
 /** Chat through its Layers, on a fresh SQLite database: every test gets its own. */
 const kernel = Chat.layer({ maxRetries: 0 }).pipe(
   Layer.provideMerge(
@@ -92,12 +118,7 @@ const kernel = Chat.layer({ maxRetries: 0 }).pipe(
       Recall.layer.pipe(Layer.provide(SqlRecallIndex.layer)),
     ),
   ),
-  Layer.provideMerge(
-    Layer.mergeAll(
-      SqlThreads.layer.pipe(Layer.provide(Ids.layer)),
-      AppConfig.layerMemory.pipe(Layer.provideMerge(modelRegistry)),
-    ),
-  ),
+  Layer.provideMerge(Layer.mergeAll(unwritableThread, AppConfig.layerMemory.pipe(Layer.provideMerge(modelRegistry)))),
   Layer.provideMerge(tempSqliteStorageLayer),
 )
 
@@ -113,23 +134,79 @@ const say = (text: string): ReadonlyArray<ChatPart> => [{ type: "text", text }]
 // --- the spec ---------------------------------------------------------------------------------
 
 describe("a response", () => {
-  it.effect("saves the user's message before the model is called", () =>
+  it.effect("in a thread that exists, saves the user's message before the model is called", () =>
     withKernel(
       Effect.gen(function* () {
         const runtime = yield* Effect.runtime<Threads>()
         let storedWhenCalled: ReadonlyArray<StoredMessage> = []
+        let calls = 0
         yield* useModel(
           new MockLanguageModelV3({
             doStream: async () => {
-              storedWhenCalled = await Runtime.runPromise(runtime)(messagesOf("t1"))
+              if (calls++ === 1) storedWhenCalled = await Runtime.runPromise(runtime)(messagesOf("t1"))
               return streaming(answer("Paris."))
             },
           }),
         )
         yield* chunksOf(yield* send("t1", "What is the capital of France?"))
-        expect(storedWhenCalled).toMatchObject([
-          { role: "user", parts: [{ type: "text", text: "What is the capital of France?" }] },
-        ])
+        yield* chunksOf(yield* send("t1", "Sure?"))
+        expect(storedWhenCalled.map(textOf)).toEqual(["What is the capital of France?", "Paris.", "Sure?"])
+      }),
+    ),
+  )
+
+  it.effect("a new thread's first message is stored by the time send returns with the first content", () =>
+    withKernel(
+      Effect.gen(function* () {
+        // Written while the model is asked (here a save that takes 50 ms): the answer waits for it.
+        yield* useModel(scriptedModel(answer("Paris.")))
+        const run = yield* send("slow-disk", "What is the capital of France?")
+        const stored = yield* messagesOf(run.threadId)
+        expect(stored[0]).toMatchObject({
+          role: "user",
+          parts: [{ type: "text", text: "What is the capital of France?" }],
+        })
+        yield* chunksOf(run)
+        expect((yield* messagesOf(run.threadId)).map(textOf)).toEqual(["What is the capital of France?", "Paris."])
+      }),
+    ),
+  )
+
+  it.effect("a new thread's message that cannot be stored fails send with StorageError and ends the model call", () =>
+    withKernel(
+      Effect.gen(function* () {
+        let aborted = false
+        // Content at once, then silent until its call is aborted.
+        yield* useModel(
+          new MockLanguageModelV3({
+            doStream: async ({ abortSignal }) => ({
+              stream: new ReadableStream<LanguageModelV3StreamPart>({
+                start(controller) {
+                  controller.enqueue({ type: "stream-start", warnings: [] })
+                  controller.enqueue({ type: "text-start", id: "0" })
+                  controller.enqueue({ type: "text-delta", id: "0", delta: "Par" })
+                  abortSignal?.addEventListener("abort", () => {
+                    aborted = true
+                    controller.error(new Error("aborted"))
+                  })
+                },
+              }),
+            }),
+          }),
+        )
+        const error = yield* Effect.flip(send("unwritable", "What is the capital of France?"))
+        expect(error).toMatchObject({ _tag: "StorageError", message: "database or disk is full" })
+        yield* eventually(
+          Effect.filterOrFail(
+            Effect.sync(() => aborted),
+            (done) => done,
+          ),
+        )
+        // Nothing of the answer went out, and the thread is free for the next message.
+        const hub = yield* StreamHub.StreamHub
+        expect(Option.isNone(yield* hub.subscribe("unwritable"))).toBe(true)
+        expect(yield* messagesOf("unwritable")).toEqual([])
+        expect(yield* Effect.flip(send("unwritable", "Again?"))).toMatchObject({ _tag: "StorageError" })
       }),
     ),
   )
@@ -283,6 +360,16 @@ describe("model errors", () => {
         // The thread is free again: the next message is answered.
         yield* chunksOf(yield* send("t1", "Hi again"))
         expect((yield* messagesOf("t1")).map(textOf)).toEqual(["Hi", "Hi again", "Hello!"])
+      }),
+    ),
+  )
+
+  it.effect("a failure before any content leaves a new thread's message stored, however slow its save", () =>
+    withKernel(
+      Effect.gen(function* () {
+        yield* useModel(scriptedModel(new Error("The model is overloaded")))
+        expect(yield* Effect.flip(send("slow-disk", "Hi"))).toMatchObject({ _tag: "ChatModelError" })
+        expect((yield* messagesOf("slow-disk")).map(textOf)).toEqual(["Hi"])
       }),
     ),
   )

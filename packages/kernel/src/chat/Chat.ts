@@ -76,8 +76,9 @@ export class Chat extends Context.Tag("@aide/kernel/Chat")<
   Chat,
   {
     /**
-     * Saves the user's message, starts the model, and returns once the first content (or a
-     * failure) has come back: a model that fails before producing anything fails here.
+     * Saves the user's message (a new thread's while the model is asked), starts the model, and
+     * returns once the first content (or a failure) has come back and the message is stored: a
+     * model that fails before producing anything fails here, its message kept.
      */
     readonly send: (
       input: ChatInput,
@@ -166,18 +167,20 @@ export const make = (options: ChatOptions = {}) =>
         prepare: Effect.gen(function* () {
           const { created } = yield* threads.ensure(threadId)
           if (!created) yield* persistence.supersedePending(threadId)
-          if (retry) return yield* threads.messages(threadId)
+          if (retry) return { history: yield* threads.messages(threadId) }
           const message: StoredMessage = {
             id: input.messageId ?? (yield* ids.uuid),
             role: "user",
             parts: toUIParts(input.parts),
           }
-          yield* threads.saveMessage(threadId, message)
-          // A thread this send created holds only this message (its run holds the thread, and
-          // the parts are plain JSON, stored as given): no read back on the way to the model.
-          if (created) return [message]
-          return yield* threads.messages(threadId)
           // The thread was ensured a moment ago; losing it now (a concurrent delete) is a defect.
+          const save = threads.saveMessage(threadId, message).pipe(Effect.catchTag("ThreadNotFound", Effect.die))
+          // A thread this send created holds only this message (its run holds the thread, and
+          // the parts are plain JSON, stored as given): no read back, and the message is saved
+          // while the model is asked rather than before.
+          if (created) return { history: [message], write: save }
+          yield* save
+          return { history: yield* threads.messages(threadId) }
         }).pipe(Effect.catchTag("ThreadNotFound", (error) => Effect.die(error))),
       })
     })

@@ -108,9 +108,11 @@ export const make = (services: {
           const messages = yield* threads.messages(threadId)
           // The ledger is the truth: on PostgreSQL two decisions on one run, committed at once,
           // may each have saved the message with only its own decision applied.
-          return messages.map((message) =>
-            message.id === decided.messageId ? applyDecisions(message, decided.calls) : message,
-          )
+          return {
+            history: messages.map((message) =>
+              message.id === decided.messageId ? applyDecisions(message, decided.calls) : message,
+            ),
+          }
         }).pipe(Effect.catchTag("ThreadNotFound", () => Effect.fail(new RunNotFound({ runId: decided.runId })))),
       })
     })

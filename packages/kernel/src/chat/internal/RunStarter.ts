@@ -1,4 +1,4 @@
-import { Cause, Clock, Deferred, Effect, FiberSet, Option, Stream } from "effect"
+import { Cause, Clock, Deferred, Effect, Exit, Fiber, FiberSet, Option, Stream } from "effect"
 import { Ids } from "../../ids/Ids.js"
 import { Memory } from "../../memory/Memory.js"
 import { Recall } from "../../memory/recall/Recall.js"
@@ -26,16 +26,57 @@ export interface RunStarterOptions {
   readonly bounds: RunBounds.RunBounds
 }
 
+/** The history a run starts from, and what is left to write of it. */
+export interface Prepared<E> {
+  readonly history: ReadonlyArray<StoredMessage>
+  /**
+   * A write the history already shows (a new thread's first message): it goes on while the model
+   * is asked, and the run waits for it before anything of the answer goes out, so a client never
+   * sees an answer to a message that is not stored.
+   */
+  readonly write?: Effect.Effect<void, E | StorageError> | undefined
+}
+
 /** What a run starts from: the thread (claimed), and the history `prepare` writes and returns. */
 export interface RunStart<E> {
   readonly threadId: string
   readonly claimed: Claim
   /** Writes what the run starts from (the user's message, or the owner's decisions); the history. */
-  readonly prepare: Effect.Effect<ReadonlyArray<StoredMessage>, E | StorageError>
+  readonly prepare: Effect.Effect<Prepared<E>, E | StorageError>
   /** The decided calls of the run it resumes: approved ones run. */
   readonly decidedCalls?: SuspendedRun["calls"]
   readonly maxSteps?: number | undefined
 }
+
+/**
+ * Runs `write` beside the model call: it starts once the call's request is out (the next turn of
+ * the event loop, when the provider's fetch has been sent), or at once when `joined` is asked
+ * first — a model that produces without ever yielding the loop (an in-process one) never waits
+ * for a turn that would not come. `joined` completes with the write (its failure included).
+ */
+const alongside = <E>(write: Effect.Effect<void, E>) =>
+  Effect.gen(function* () {
+    let claimed = false
+    const claim = () => {
+      if (claimed) return false
+      claimed = true
+      return true
+    }
+    const turn = Effect.async<void>((resume) => {
+      const timer = setImmediate(() => resume(Effect.void))
+      return Effect.sync(() => clearImmediate(timer))
+    })
+    const background = yield* Effect.fork(
+      Effect.zipRight(
+        turn,
+        Effect.suspend(() => (claim() ? Effect.map(write, () => true) : Effect.succeed(false))),
+      ),
+    )
+    const joined = Effect.suspend(() =>
+      claim() ? Effect.zipRight(Fiber.interrupt(background), write) : Effect.asVoid(Fiber.join(background)),
+    )
+    return joined
+  })
 
 /** A run whose stream is gone already (never: it is opened just before): nothing to follow. */
 const noFollower = (sink: StreamSink) => {
@@ -95,24 +136,35 @@ export const make = (
         const run = Effect.gen(function* () {
           // The model first: one the host has not configured stores nothing (the client sends again).
           const resolved = yield* runModel.resolve
-          const history = yield* spec.prepare
+          const { history, write } = yield* spec.prepare
+          const written = write === undefined ? Effect.void : yield* alongside(write)
           const startedAt = yield* Clock.currentTimeMillis
           const runId = yield* ids.uuid
           const assistantId = yield* ids.uuid
           const metadata: AssistantMetadata = { runId, threadId }
           const approvedCalls = (spec.decidedCalls ?? []).filter((call) => call.approved === true)
           const toolset = yield* tools.forRun({ threadId, runId, approvedCalls })
-          const model = yield* runModel.open({
-            threadId,
-            resolved,
-            history,
-            tools: toolset,
-            controller: claimed.controller,
-            startedAt: new Date(startedAt),
-            assistantId,
-            metadata,
-            maxSteps: spec.maxSteps ?? options.maxSteps,
-          })
+          const opened = yield* Effect.exit(
+            runModel.open({
+              threadId,
+              resolved,
+              history,
+              tools: toolset,
+              controller: claimed.controller,
+              startedAt: new Date(startedAt),
+              assistantId,
+              metadata,
+              maxSteps: spec.maxSteps ?? options.maxSteps,
+            }),
+          )
+          // The history stored before anything else: a model that failed still leaves the message
+          // (sending it again answers it), and a failed write ends the call it went beside.
+          yield* written.pipe(
+            Effect.tapErrorCause(() =>
+              Exit.isSuccess(opened) ? Effect.zipRight(opened.value.abandon, opened.value.done) : Effect.void,
+            ),
+          )
+          const model = yield* opened
           // `open` returns with the model's first content (its head).
           KernelMetrics.observeFirstDelta((yield* Clock.currentTimeMillis) - startedAt)
 
