@@ -50,9 +50,9 @@ export interface RunStart<E> {
 
 /**
  * Runs `write` beside the model call: it starts once the call's request is out (the next turn of
- * the event loop, when the provider's fetch has been sent), or at once when `joined` is asked
- * first — a model that produces without ever yielding the loop (an in-process one) never waits
- * for a turn that would not come. `joined` completes with the write (its failure included).
+ * the event loop, when the provider's fetch has been sent), or at once when the returned join is
+ * run first — a model that produces without ever yielding the loop (an in-process one) never
+ * waits for a turn that would not come. The join completes with the write (its failure included).
  */
 const alongside = <E>(write: Effect.Effect<void, E>) =>
   Effect.gen(function* () {
@@ -69,13 +69,12 @@ const alongside = <E>(write: Effect.Effect<void, E>) =>
     const background = yield* Effect.fork(
       Effect.zipRight(
         turn,
-        Effect.suspend(() => (claim() ? Effect.map(write, () => true) : Effect.succeed(false))),
+        Effect.suspend(() => (claim() ? write : Effect.void)),
       ),
     )
-    const joined = Effect.suspend(() =>
-      claim() ? Effect.zipRight(Fiber.interrupt(background), write) : Effect.asVoid(Fiber.join(background)),
+    return Effect.suspend(() =>
+      claim() ? Effect.zipRight(Fiber.interrupt(background), write) : Fiber.join(background),
     )
-    return joined
   })
 
 /** A run whose stream is gone already (never: it is opened just before): nothing to follow. */
