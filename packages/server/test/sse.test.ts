@@ -1,7 +1,10 @@
-import { StreamHub } from "@aide/kernel"
-import { Effect, Option } from "effect"
+import { pipeline, type Readable, Writable } from "node:stream"
+import { type Chat, StreamHub } from "@aide/kernel"
+import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { Effect, Option, Stream } from "effect"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import * as Sse from "../src/http/Sse.js"
+import * as SseSubscribers from "../src/http/SseSubscribers.js"
 
 /** Issue 10, item 3: the hub holds chunks; the server frames them, once however many clients read them. */
 
@@ -65,5 +68,86 @@ describe("SSE framing of chat streams", () => {
     expect(text(Sse.encodeBatch(replay))).toBe(expected)
     expect(stringify).toHaveBeenCalledTimes(3)
     expect(text(Buffer.concat(encodedA))).toBe(expected)
+  })
+})
+
+/** A Writable that records what it is given, as it is given it. */
+const recorder = () => {
+  const written: Array<string> = []
+  const sink = new Writable({
+    write(chunk, _encoding, callback) {
+      written.push(String(chunk))
+      callback()
+    },
+  })
+  return { written, sink, text: () => written.join("") }
+}
+
+/** The body of a send's answer whose head (`start`, the first delta) the run relayed, in `batches`, before the response was made. */
+const answerBody = (batches: ReadonlyArray<ReadonlyArray<StreamHub.StreamEvent>>) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const subscribers = yield* SseSubscribers.make({ heartbeat: "1 minute" })
+        let sink: StreamHub.StreamSink | undefined
+        const run: Chat.ChatRun = {
+          threadId: "t1",
+          runId: "r1",
+          events: Stream.empty,
+          attach: (attached) => {
+            sink = attached
+            for (const batch of batches) attached.onEvents(batch)
+            return () => {}
+          },
+        }
+        const response = yield* subscribers.follow(HttpServerRequest.fromWeb(new Request("http://aide/api/chat")), run)
+        const body = (response.body as HttpServerResponse.HttpServerResponse["body"] & { readonly body: Readable }).body
+        return { body, sink: sink! }
+      }).pipe(Effect.provide(StreamHub.layerMemory())),
+    ),
+  )
+
+describe("SSE responses", () => {
+  const head = [
+    { id: 1, chunk: { type: "start" } },
+    { id: 2, chunk: delta(1) },
+  ]
+
+  it("an answer's head is written as the body is piped into the response, not a tick later", async () => {
+    const { body, sink } = await answerBody([head])
+    const socket = recorder()
+    // As @effect/platform-node writes a raw body: `pipeline(body, response)`.
+    const ended = new Promise<void>((resolve, reject) => {
+      pipeline(body, socket.sink, (error) => (error ? reject(error) : resolve()))
+    })
+    // Synchronously: behind the next tick it would wait for every fiber step queued meanwhile.
+    expect(socket.text()).toBe(head.map((event) => text(Sse.encodeEvent(event))).join(""))
+
+    // What follows flows as before, and the stream ends with [DONE].
+    sink.onEvents([{ id: 3, chunk: delta(2) }])
+    sink.onEnd()
+    await ended
+    expect(socket.text()).toBe(
+      `${[...head, { id: 3, chunk: delta(2) }].map((event) => text(Sse.encodeEvent(event))).join("")}data: [DONE]\n\n`,
+    )
+  })
+
+  it("a destination that asks to wait is not written past its limit at once", async () => {
+    const { body } = await answerBody([head.slice(0, 1), head.slice(1)])
+    const written: Array<string> = []
+    // highWaterMark 1 byte: full after the first batch, so the pipe pauses the body.
+    const slow = new Writable({
+      highWaterMark: 1,
+      write(chunk, _encoding, callback) {
+        written.push(String(chunk))
+        setImmediate(callback)
+      },
+    })
+    body.pipe(slow)
+    // The first batch went; the second waits in the body (not in the destination's buffer).
+    expect(written).toHaveLength(1)
+    expect(body.readableLength).toBe(Sse.encodeEvent(head[1]!).byteLength)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(written.join("")).toBe(head.map((event) => text(Sse.encodeEvent(event))).join(""))
   })
 })

@@ -34,6 +34,19 @@ class SseBody extends Readable implements StreamHub.StreamSink {
 
   override _read(): void {}
 
+  /**
+   * Piped, a Readable starts flowing on the next tick, and Node runs next ticks only once the
+   * microtask queue is empty: after every fiber step the Effect scheduler queued meanwhile (the
+   * run reading on, relaying, committing). What was pushed already — an answer's head, with its
+   * first delta; a reconnect's replay — is written now instead, with the headers.
+   */
+  override pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {
+    const piped = super.pipe(destination, options)
+    // Node's own flow loop: stops when the destination asks to pause.
+    while (this.readableFlowing === true && this.read() !== null) {}
+    return piped
+  }
+
   onEvents(events: ReadonlyArray<StreamHub.StreamEvent>): void {
     if (this.destroyed) return
     const bytes = this.encode(events)
