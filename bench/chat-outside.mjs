@@ -16,7 +16,9 @@
 //     node bench/chat-outside.mjs                                    # A/B, builds alternated per round
 //
 // Knobs: CHAT_OUTSIDE_ROUNDS [1] (median over rounds), CHAT_OUTSIDE_CHATS [22],
-//        CHAT_OUTSIDE_SCENARIOS [new,same,new-off,same-off], BENCH_NODE_ARGS (e.g. --cpu-prof).
+//        CHAT_OUTSIDE_SCENARIOS [new,same,new-off,same-off], BENCH_NODE_ARGS (e.g. --cpu-prof),
+//        CHAT_OUTSIDE_FLOOR=1 (also the floor: bench/chat-floor-server.mjs, the same chats on the
+//        bare stack — node:http, the AI SDK, SQLite — with nothing of Aide).
 // Prints a markdown table; writes bench/results/chat-outside-<timestamp>.json.
 
 import { spawn } from "node:child_process"
@@ -44,7 +46,14 @@ const int = (name, fallback) => {
 const rounds = int("CHAT_OUTSIDE_ROUNDS", 1)
 const chats = int("CHAT_OUTSIDE_CHATS", 22)
 const warmup = 2
-const servers = (process.env.CHAT_OUTSIDE_SERVERS ?? mainJs).split(",").map((s) => path.resolve(root, s.trim()))
+// The floor (CHAT_OUTSIDE_FLOOR=1): the same chats on the bare stack, nothing of Aide
+// (bench/chat-floor-server.mjs), new and reused thread only (it has no memory to turn off).
+const floorServer = path.join(root, "bench/chat-floor-server.mjs")
+const servers = [
+  ...(process.env.CHAT_OUTSIDE_SERVERS ?? mainJs).split(",").map((s) => path.resolve(root, s.trim())),
+  ...(process.env.CHAT_OUTSIDE_FLOOR === "1" ? [floorServer] : []),
+]
+const measured = (main, scenario) => main !== floorServer || scenario.memory
 const scenarioNames = (process.env.CHAT_OUTSIDE_SCENARIOS ?? "new,same,new-off,same-off").split(",")
 const scenarios = {
   new: { sameThread: false, memory: true, label: "new thread each chat" },
@@ -184,6 +193,7 @@ try {
       // load drifts weighs on both alike.
       const order = r % 2 === 0 ? servers : [...servers].reverse()
       for (const main of order) {
+        if (!measured(main, scenarios[name])) continue
         const result = await measure(main, fake, scenarios[name])
         const key = `${main}|${name}`
         samples.set(key, [...(samples.get(key) ?? []), result])
@@ -201,6 +211,7 @@ const rows = []
 for (const name of scenarioNames) {
   for (const main of servers) {
     const runs = samples.get(`${main}|${name}`)
+    if (runs === undefined) continue
     const pick = (field) => round(median(runs.map((x) => x[field])), 1)
     rows.push([
       scenarios[name].label,

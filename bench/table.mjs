@@ -55,9 +55,12 @@ const figures = [
     key: "chat",
     command: "node bench/chat-outside.mjs",
     run: () => {
-      const result = measure(["bench/chat-outside.mjs"], {}, (file) => file.startsWith("chat-outside-"))
-      const [server] = result.servers
+      const result = measure(["bench/chat-outside.mjs"], { CHAT_OUTSIDE_FLOOR: "1" }, (file) =>
+        file.startsWith("chat-outside-"),
+      )
+      const [server, floor] = result.servers
       const of = (scenario, field) => median(result.samples[`${server}|${scenario}`].map((sample) => sample[field]))
+      const ofFloor = (scenario, field) => median(result.samples[`${floor}|${scenario}`].map((sample) => sample[field]))
       const cpu = median(
         ["new", "same", "new-off", "same-off"].flatMap((scenario) =>
           result.samples[`${server}|${scenario}`].map((sample) => sample.cpuPerChat),
@@ -84,6 +87,11 @@ const figures = [
           "server CPU per chat (median of the four scenarios)",
           `${round(cpu, 1)} ms (main thread ${round(mainCpu, 1)} ms; the rest V8's GC and compiler threads)`,
           "< 10 ms",
+        ],
+        [
+          "the floor: the same chats on the bare stack (`bench/chat-floor-server.mjs`), new / reused thread",
+          `+${round(ofFloor("new", "addedFirst"), 1)} / +${round(ofFloor("same", "addedFirst"), 1)} ms added, ${round(ofFloor("new", "cpuPerChat"), 1)} / ${round(ofFloor("same", "cpuPerChat"), 1)} ms CPU`,
+          "(reference)",
         ],
       ]
     },
