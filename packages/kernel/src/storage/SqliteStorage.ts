@@ -1,10 +1,10 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqlClient } from "@effect/sql"
+import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect, Layer } from "effect"
 import { type DatabasePool, layerSingle } from "./DatabasePool.js"
 import * as DataDirLock from "./DataDirLock.js"
-import * as SqliteConnection from "./internal/SqliteConnection.js"
 import { StorageError } from "./StorageError.js"
 
 export interface SqliteStorageOptions {
@@ -45,7 +45,7 @@ const prepareFile = (filename: string) =>
 
 const prepare = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  // WAL is set by the connection (internal/SqliteConnection); NORMAL sync is durable under WAL against process crashes.
+  // WAL is set by the client; NORMAL sync is durable under WAL against process crashes.
   yield* sql.unsafe("PRAGMA foreign_keys = ON")
   yield* sql.unsafe("PRAGMA synchronous = NORMAL")
   yield* sql.unsafe("PRAGMA busy_timeout = 5000")
@@ -61,7 +61,7 @@ export const layer = (options: SqliteStorageOptions): Layer.Layer<SqlClient.SqlC
   const client = Layer.unwrapScoped(
     Effect.as(
       options.filename === ":memory:" ? Effect.void : prepareFile(options.filename),
-      SqliteConnection.layer(options.filename),
+      SqliteClient.layer({ filename: options.filename }),
     ),
   )
   return Layer.effectDiscard(prepare).pipe(

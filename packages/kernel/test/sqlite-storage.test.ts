@@ -6,10 +6,8 @@ import * as SqliteStorage from "../src/storage/SqliteStorage.js"
 import { tempDirectory } from "./support/files.js"
 
 /**
- * The SQLite connection under every SQL store (storage/internal/SqliteConnection.ts): statements
- * outside a transaction take no lock, so what must still hold is checked here through
- * `SqliteStorage.layer`: a transaction stays whole while other fibers write, statements and
- * errors behave as @effect/sql's clients do.
+ * What the SQL stores rely on of `SqliteStorage.layer`'s client: a transaction stays whole while
+ * other fibers write, statements and errors behave as @effect/sql's clients do.
  */
 
 const withDatabase = <A, E>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
@@ -29,7 +27,7 @@ const withDatabase = <A, E>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, 
 const names = (sql: SqlClient.SqlClient) =>
   Effect.map(sql<{ name: string }>`SELECT name FROM items ORDER BY id`, (rows) => rows.map((row) => row.name))
 
-describe("SQLite connection", () => {
+describe("SQLite storage", () => {
   it.effect("a write of another fiber waits for an open transaction: a rollback never takes it along", () =>
     withDatabase((sql) =>
       Effect.gen(function* () {
