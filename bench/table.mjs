@@ -84,12 +84,12 @@ const figures = [
           "",
         ],
         [
-          "server CPU per chat (median of the four scenarios)",
-          `${round(cpu, 1)} ms (main thread ${round(mainCpu, 1)} ms; the rest V8's GC and compiler threads)`,
+          "server CPU per chat (the four scenarios)",
+          `${round(cpu, 1)} ms, the median of the four (main thread ${round(mainCpu, 1)} ms; the rest V8's GC and compiler threads)`,
           "< 10 ms",
         ],
         [
-          "the floor: the same chats on the bare stack (`bench/chat-floor-server.mjs`), new / reused thread",
+          "the floor: the same chats on the bare stack (`bench/chat-floor-server.mjs`: node:http, the AI SDK, SQLite, nothing of Aide), new / reused thread",
           `+${round(ofFloor("new", "addedFirst"), 1)} / +${round(ofFloor("same", "addedFirst"), 1)} ms added, ${round(ofFloor("new", "cpuPerChat"), 1)} / ${round(ofFloor("same", "cpuPerChat"), 1)} ms CPU`,
           "(reference)",
         ],

@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+// Instructions per chat, counted by valgrind (callgrind): repeatable where time is not. On this
+// VM a chat's CPU time swings ±10 % between runs and there are no hardware counters; callgrind's
+// count of a chat moves ±4 %. Each server runs twice under callgrind — start, FEW chats, stop; start,
+// MANY chats, stop — and the difference over MANY − FEW chats is one chat's instructions, without
+// start-up and shutdown. The same chats as bench/chat-outside.mjs (new thread each, the fake model
+// of bench/fake-llm.mjs), so servers compare: Aide builds, and the floor (bench/chat-floor-server.mjs).
+// Slow: ~1 s a chat under valgrind, ~30 s a start.
+//
+//   node bench/chat-instructions.mjs                                      # the build, chats 5–16
+//   CHAT_INSTRUCTIONS_SERVERS=packages/server/dist/main.js,bench/chat-floor-server.mjs \
+//     CHAT_INSTRUCTIONS_FEW=54 CHAT_INSTRUCTIONS_MANY=104 node bench/chat-instructions.mjs
+//
+// Knobs: CHAT_INSTRUCTIONS_SERVERS [the build], CHAT_INSTRUCTIONS_FEW [4], CHAT_INSTRUCTIONS_MANY [16],
+//        CHAT_INSTRUCTIONS_SAME_THREAD=1 (one thread reused). Needs `valgrind` (Debian's package).
+// Prints a markdown table; writes bench/results/chat-instructions-<timestamp>.json.
+
+import { spawn, spawnSync } from "node:child_process"
+import * as path from "node:path"
+import { log, mainJs, removeDir, root, round, table, tmpDir, writeResults } from "./harness.mjs"
+
+const int = (name, fallback) => {
+  const value = Number(process.env[name])
+  return Number.isInteger(value) && value >= 0 ? value : fallback
+}
+const few = int("CHAT_INSTRUCTIONS_FEW", 4)
+const many = int("CHAT_INSTRUCTIONS_MANY", 16)
+const sameThread = process.env.CHAT_INSTRUCTIONS_SAME_THREAD === "1"
+const servers = (process.env.CHAT_INSTRUCTIONS_SERVERS ?? mainJs).split(",").map((s) => path.resolve(root, s.trim()))
+const PASSWORD = "correct horse battery"
+
+if (many <= few) throw new Error("CHAT_INSTRUCTIONS_MANY must be more than CHAT_INSTRUCTIONS_FEW")
+if (spawnSync("valgrind", ["--version"]).status !== 0)
+  throw new Error("valgrind is not installed (apt-get install valgrind)")
+
+/** A child process whose first stdout line is wanted: resolves { child, line }. */
+const startChild = (command, args, options, isReady) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] })
+    let stderr = ""
+    let buffer = ""
+    child.stderr.on("data", (chunk) => {
+      stderr = (stderr + chunk).slice(-50_000)
+    })
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk
+      for (const line of buffer.split("\n")) {
+        const ready = isReady(line)
+        if (ready !== undefined) resolve({ child, ready, stderr: () => stderr })
+      }
+      buffer = buffer.slice(buffer.lastIndexOf("\n") + 1)
+    })
+    child.once("exit", (code) => reject(new Error(`exited (${code}) before it was ready:\n${stderr.slice(-2_000)}`)))
+  })
+
+const listeningUrl = (line) => {
+  try {
+    const entry = JSON.parse(line)
+    return entry.message === "listening" ? entry.annotations?.url : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const json = async (base, method, urlPath, body, token) => {
+  const res = await fetch(base + urlPath, {
+    method,
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body && JSON.stringify(body),
+  })
+  if (!res.ok) throw new Error(`${method} ${urlPath}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+/** The environment of the servers: SQLite in a fresh data directory, whatever this shell has set. */
+const baseEnv = { ...process.env }
+delete baseEnv.DATABASE_URL
+
+/** Start under callgrind, `chats` chats, SIGTERM: the instructions the whole process ran. */
+const count = async (main, fakeUrl, chats) => {
+  const dataDir = tmpDir("aide-bench-instructions-")
+  const {
+    child,
+    ready: url,
+    stderr,
+  } = await startChild(
+    "valgrind",
+    ["--tool=callgrind", "--callgrind-out-file=/dev/null", process.execPath, main],
+    {
+      env: {
+        ...baseEnv,
+        PORT: "0",
+        HOST: "127.0.0.1",
+        AIDE_DATA_DIR: dataDir,
+        AIDE_LOG_FORMAT: "json",
+        NODE_ENV: "production",
+        OPENAI_COMPATIBLE_BASE_URL: fakeUrl,
+        OPENAI_COMPATIBLE_API_KEY: "fake",
+      },
+    },
+    listeningUrl,
+  )
+  try {
+    const base = url.replace(/\/$/, "")
+    const { token } = await json(base, "POST", "/api/auth/setup", { password: PASSWORD })
+    await json(
+      base,
+      "PATCH",
+      "/api/config",
+      { models: { operator: { provider: "openai-compatible", model: "fake" } } },
+      token,
+    )
+    let threadId
+    for (let i = 0; i < chats; i++) {
+      const res = await fetch(`${base}/api/chat`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          parts: [{ type: "text", text: "hello" }],
+          ...(sameThread && threadId ? { threadId } : {}),
+        }),
+      })
+      if (!res.ok) throw new Error(`chat ${i + 1}: ${res.status} ${await res.text()}`)
+      threadId ??= res.headers.get("x-thread-id")
+      await res.text()
+    }
+    // The last chat's title call lands inside the count, as every earlier one's did.
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+  } finally {
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGTERM")
+    await exited
+    removeDir(dataDir)
+  }
+  const collected = /Collected : (\d+)/.exec(stderr())
+  if (collected === null) throw new Error(`no instruction count in valgrind's output:\n${stderr().slice(-2_000)}`)
+  return Number(collected[1])
+}
+
+const fake = await startChild(process.execPath, [path.join(root, "bench/fake-llm.mjs"), "0"], {}, (line) =>
+  /^\d+$/.test(line.trim()) ? `http://127.0.0.1:${line.trim()}/v1` : undefined,
+)
+const results = []
+try {
+  for (const main of servers) {
+    const name = path.relative(root, main) || main
+    log(`${name}: ${few} chats under callgrind`)
+    const fewCount = await count(main, fake.ready, few)
+    log(`${name}: ${many} chats under callgrind`)
+    const manyCount = await count(main, fake.ready, many)
+    const perChat = (manyCount - fewCount) / (many - few)
+    log(`${name}: ${round(perChat / 1e6, 1)} M instructions a chat`)
+    results.push({ server: main, few, many, fewCount, manyCount, perChat })
+  }
+} finally {
+  fake.child.kill("SIGTERM")
+}
+
+console.log(
+  table(
+    ["server", `M instructions per chat (chats ${few + 1}–${many})`, `whole run, ${few} / ${many} chats (M)`],
+    results.map((r) => [
+      path.relative(root, r.server) || r.server,
+      round(r.perChat / 1e6, 1),
+      `${round(r.fewCount / 1e6, 0)} / ${round(r.manyCount / 1e6, 0)}`,
+    ]),
+  ),
+)
+log(`results: ${writeResults("chat-instructions", { date: new Date().toISOString(), sameThread, results })}`)
