@@ -17,7 +17,7 @@
 
 import { spawn, spawnSync } from "node:child_process"
 import * as path from "node:path"
-import { log, mainJs, removeDir, root, round, table, tmpDir, writeResults } from "./harness.mjs"
+import { fetchJson, log, mainJs, removeDir, root, round, table, tmpDir, writeResults } from "./harness.mjs"
 
 const int = (name, fallback) => {
   const value = Number(process.env[name])
@@ -62,16 +62,6 @@ const listeningUrl = (line) => {
   }
 }
 
-const json = async (base, method, urlPath, body, token) => {
-  const res = await fetch(base + urlPath, {
-    method,
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body && JSON.stringify(body),
-  })
-  if (!res.ok) throw new Error(`${method} ${urlPath}: ${res.status} ${await res.text()}`)
-  return res.json()
-}
-
 /** The environment of the servers: SQLite in a fresh data directory, whatever this shell has set. */
 const baseEnv = { ...process.env }
 delete baseEnv.DATABASE_URL
@@ -102,8 +92,8 @@ const count = async (main, fakeUrl, chats) => {
   )
   try {
     const base = url.replace(/\/$/, "")
-    const { token } = await json(base, "POST", "/api/auth/setup", { password: PASSWORD })
-    await json(
+    const { token } = await fetchJson(base, "POST", "/api/auth/setup", { password: PASSWORD })
+    await fetchJson(
       base,
       "PATCH",
       "/api/config",

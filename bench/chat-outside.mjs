@@ -26,6 +26,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import {
   cpuMs,
+  fetchJson,
   log,
   mainJs,
   mainThreadCpuMs,
@@ -94,16 +95,6 @@ const timed = async (url, init, isDelta) => {
   return [first ?? Number.NaN, performance.now() - t0, res.headers.get("x-thread-id")]
 }
 
-const json = async (base, method, urlPath, body, token) => {
-  const res = await fetch(base + urlPath, {
-    method,
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body && JSON.stringify(body),
-  })
-  if (!res.ok) throw new Error(`${method} ${urlPath}: ${res.status} ${await res.text()}`)
-  return res.json()
-}
-
 /** One scenario on a fresh server: the outside script's loop, plus the server's CPU per chat. */
 const measure = async (main, fake, scenario) => {
   const dataDir = tmpDir("aide-bench-outside-")
@@ -115,8 +106,8 @@ const measure = async (main, fake, scenario) => {
   })
   const base = server.url.replace(/\/$/, "")
   try {
-    const { token } = await json(base, "POST", "/api/auth/setup", { password: PASSWORD })
-    await json(
+    const { token } = await fetchJson(base, "POST", "/api/auth/setup", { password: PASSWORD })
+    await fetchJson(
       base,
       "PATCH",
       "/api/config",

@@ -231,6 +231,17 @@ const requestOnce = (baseUrl, { method = "GET", path: urlPath = "/", body, token
   })
 
 /** POST /api/auth/setup, then the operator model on the fake provider. Returns the token. */
+/** A JSON request with plain `fetch` (the outside scripts' way); throws on a non-2xx answer. */
+export const fetchJson = async (base, method, urlPath, body, token) => {
+  const res = await fetch(base + urlPath, {
+    method,
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body && JSON.stringify(body),
+  })
+  if (!res.ok) throw new Error(`${method} ${urlPath}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
 export const setUp = async (baseUrl) => {
   const setup = await request(baseUrl, { method: "POST", path: "/api/auth/setup", body: { password: PASSWORD } })
   if (setup.status !== 200 && setup.status !== 201)
