@@ -15,9 +15,21 @@
 //        CHAT_INSTRUCTIONS_SAME_THREAD=1 (one thread reused). Needs `valgrind` (Debian's package).
 // Prints a markdown table; writes bench/results/chat-instructions-<timestamp>.json.
 
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as path from "node:path"
-import { fetchJson, log, mainJs, removeDir, root, round, table, tmpDir, writeResults } from "./harness.mjs"
+import {
+  fetchJson,
+  log,
+  mainJs,
+  removeDir,
+  root,
+  round,
+  startFakeModel,
+  startServer,
+  table,
+  tmpDir,
+  writeResults,
+} from "./harness.mjs"
 
 const int = (name, fallback) => {
   const value = Number(process.env[name])
@@ -33,65 +45,20 @@ if (many <= few) throw new Error("CHAT_INSTRUCTIONS_MANY must be more than CHAT_
 if (spawnSync("valgrind", ["--version"]).status !== 0)
   throw new Error("valgrind is not installed (apt-get install valgrind)")
 
-/** A child process whose first stdout line is wanted: resolves { child, line }. */
-const startChild = (command, args, options, isReady) =>
-  new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] })
-    let stderr = ""
-    let buffer = ""
-    child.stderr.on("data", (chunk) => {
-      stderr = (stderr + chunk).slice(-50_000)
-    })
-    child.stdout.on("data", (chunk) => {
-      buffer += chunk
-      for (const line of buffer.split("\n")) {
-        const ready = isReady(line)
-        if (ready !== undefined) resolve({ child, ready, stderr: () => stderr })
-      }
-      buffer = buffer.slice(buffer.lastIndexOf("\n") + 1)
-    })
-    child.once("exit", (code) => reject(new Error(`exited (${code}) before it was ready:\n${stderr.slice(-2_000)}`)))
-  })
-
-const listeningUrl = (line) => {
-  try {
-    const entry = JSON.parse(line)
-    return entry.message === "listening" ? entry.annotations?.url : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** The environment of the servers: SQLite in a fresh data directory, whatever this shell has set. */
-const baseEnv = { ...process.env }
-delete baseEnv.DATABASE_URL
-
 /** Start under callgrind, `chats` chats, SIGTERM: the instructions the whole process ran. */
 const count = async (main, fakeUrl, chats) => {
   const dataDir = tmpDir("aide-bench-instructions-")
-  const {
-    child,
-    ready: url,
-    stderr,
-  } = await startChild(
-    "valgrind",
-    ["--tool=callgrind", "--callgrind-out-file=/dev/null", process.execPath, main],
-    {
-      env: {
-        ...baseEnv,
-        PORT: "0",
-        HOST: "127.0.0.1",
-        AIDE_DATA_DIR: dataDir,
-        AIDE_LOG_FORMAT: "json",
-        NODE_ENV: "production",
-        OPENAI_COMPATIBLE_BASE_URL: fakeUrl,
-        OPENAI_COMPATIBLE_API_KEY: "fake",
-      },
-    },
-    listeningUrl,
-  )
+  const server = await startServer({
+    dataDir,
+    main,
+    launcher: ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"],
+    env: { OPENAI_COMPATIBLE_BASE_URL: fakeUrl, OPENAI_COMPATIBLE_API_KEY: "fake" },
+    // ~30 s to start under valgrind; its summary is written after the process's own shutdown.
+    startMs: 180_000,
+    stopMs: 120_000,
+  })
   try {
-    const base = url.replace(/\/$/, "")
+    const base = server.url.replace(/\/$/, "")
     const { token } = await fetchJson(base, "POST", "/api/auth/setup", { password: PASSWORD })
     await fetchJson(
       base,
@@ -117,33 +84,29 @@ const count = async (main, fakeUrl, chats) => {
     // The last chat's title call lands inside the count, as every earlier one's did.
     await new Promise((resolve) => setTimeout(resolve, 2_000))
   } finally {
-    const exited = new Promise((resolve) => child.once("exit", resolve))
-    child.kill("SIGTERM")
-    await exited
+    await server.stop()
     removeDir(dataDir)
   }
-  const collected = /Collected : (\d+)/.exec(stderr())
-  if (collected === null) throw new Error(`no instruction count in valgrind's output:\n${stderr().slice(-2_000)}`)
+  const collected = /Collected : (\d+)/.exec(server.logs())
+  if (collected === null) throw new Error(`no instruction count in valgrind's output:\n${server.logs().slice(-2_000)}`)
   return Number(collected[1])
 }
 
-const fake = await startChild(process.execPath, [path.join(root, "bench/fake-llm.mjs"), "0"], {}, (line) =>
-  /^\d+$/.test(line.trim()) ? `http://127.0.0.1:${line.trim()}/v1` : undefined,
-)
+const fake = await startFakeModel()
 const results = []
 try {
   for (const main of servers) {
     const name = path.relative(root, main) || main
     log(`${name}: ${few} chats under callgrind`)
-    const fewCount = await count(main, fake.ready, few)
+    const fewCount = await count(main, fake.url, few)
     log(`${name}: ${many} chats under callgrind`)
-    const manyCount = await count(main, fake.ready, many)
+    const manyCount = await count(main, fake.url, many)
     const perChat = (manyCount - fewCount) / (many - few)
     log(`${name}: ${round(perChat / 1e6, 1)} M instructions a chat`)
     results.push({ server: main, few, many, fewCount, manyCount, perChat })
   }
 } finally {
-  fake.child.kill("SIGTERM")
+  fake.stop()
 }
 
 console.log(

@@ -21,7 +21,6 @@
 //        bare stack — node:http, the AI SDK, SQLite — with nothing of Aide).
 // Prints a markdown table; writes bench/results/chat-outside-<timestamp>.json.
 
-import { spawn } from "node:child_process"
 import * as os from "node:os"
 import * as path from "node:path"
 import {
@@ -34,6 +33,7 @@ import {
   removeDir,
   root,
   round,
+  startFakeModel,
   startServer,
   table,
   tmpDir,
@@ -64,19 +64,6 @@ const scenarios = {
 }
 const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)
 const PASSWORD = "correct horse battery"
-
-/** The fake model (bench/fake-llm.mjs) in its own process; resolves { url, stop }. */
-const startFakeModel = () =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, "bench/fake-llm.mjs"), "0"], {
-      stdio: ["ignore", "pipe", "inherit"],
-    })
-    child.once("error", reject)
-    child.stdout.once("data", (chunk) => {
-      const port = Number(String(chunk).trim())
-      resolve({ url: `http://127.0.0.1:${port}/v1`, stop: () => child.kill("SIGTERM") })
-    })
-  })
 
 /** One streaming request: [ms to the first chunk `isDelta` accepts, ms to the end, x-thread-id]. */
 const timed = async (url, init, isDelta) => {

@@ -97,14 +97,37 @@ export const importFrom = async (pkg, name) => {
   return import(pathToFileURL(path.join(dir, entry)).href)
 }
 
+/** The fake model (bench/fake-llm.mjs) in its own process; resolves { url, stop }. */
+export const startFakeModel = () =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, "bench/fake-llm.mjs"), "0"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    })
+    child.once("error", reject)
+    child.stdout.once("data", (chunk) => {
+      const port = Number(String(chunk).trim())
+      resolve({ url: `http://127.0.0.1:${port}/v1`, stop: () => child.kill("SIGTERM") })
+    })
+  })
+
 /**
  * Spawns the bundled server with PORT=0 and `dataDir`; resolves once its JSON "listening" log
- * line gives the URL (15 s at most).
+ * line gives the URL (`startMs`, 15 s by default). `launcher`: a command the server runs under
+ * (`["valgrind", "--tool=callgrind"]`); `stopMs`: how long `stop` waits after SIGTERM (10 s).
  */
-export const startServer = async ({ dataDir, env = {}, nodeArgs = [], main = mainJs }) => {
+export const startServer = async ({
+  dataDir,
+  env = {},
+  nodeArgs = [],
+  main = mainJs,
+  launcher = [],
+  startMs = 15_000,
+  stopMs = 10_000,
+}) => {
   const childEnv = { ...process.env }
   delete childEnv.DATABASE_URL
-  const child = spawn(process.execPath, [...nodeArgs, main], {
+  const [command, ...args] = [...launcher, process.execPath, ...nodeArgs, main]
+  const child = spawn(command, args, {
     env: {
       ...childEnv,
       PORT: "0",
@@ -128,7 +151,10 @@ export const startServer = async ({ dataDir, env = {}, nodeArgs = [], main = mai
   })
   const url = await new Promise((resolve, reject) => {
     let buffer = ""
-    const timer = setTimeout(() => reject(new Error(`server did not start in 15 s:\n${output}`)), 15_000)
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in ${startMs / 1000} s:\n${output}`)),
+      startMs,
+    )
     const onData = (chunk) => {
       buffer += chunk
       output = (output + chunk).slice(-20_000)
@@ -163,7 +189,7 @@ export const startServer = async ({ dataDir, env = {}, nodeArgs = [], main = mai
     if (exited) return exited
     const done = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
     child.kill("SIGTERM")
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+    const timer = setTimeout(() => child.kill("SIGKILL"), stopMs)
     const result = await done
     clearTimeout(timer)
     return result
