@@ -2,9 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { AppConfig } from "../src/config/AppConfig.js"
 import { Inbox } from "../src/inbox/Inbox.js"
-import { latestAtOrBefore, latestBetween, nextAfter } from "../src/scheduler/Cron.js"
 import { taskThreadId } from "../src/scheduler/ScheduleModel.js"
 import { Scheduler } from "../src/scheduler/Scheduler.js"
+import { latestAtOrBefore, latestBetween, nextAfter } from "../src/time/Cron.js"
 import { advanceTo, awaitRuns, eventually, fixture, ledger, settle, threadTexts } from "./support/scheduler.js"
 
 const at = (iso: string) => Date.parse(iso)

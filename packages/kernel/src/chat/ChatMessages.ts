@@ -1,16 +1,11 @@
 import type { UIMessage, UIMessageChunk } from "ai"
 import { Effect } from "effect"
+import { loadAi } from "../models/LoadAi.js"
 import { redactText } from "../net/UrlRedaction.js"
 import type { StoredMessage } from "../threads/Threads.js"
 import type { ChatPart } from "./ChatModel.js"
 
 /** Messages and chunks of a chat run: what the client sent, what the model streamed. */
-
-/**
- * The AI SDK (with zod, ~0.7 MB) is imported on the first chat, not at every server start: it
- * would otherwise cost ~10% of the start time and several MiB of memory in every process.
- */
-export const loadAi = (): Promise<typeof import("ai")> => import("ai")
 
 /** Chunks that carry content: once one arrives, the response has started. */
 export const isContent = (chunk: UIMessageChunk) =>

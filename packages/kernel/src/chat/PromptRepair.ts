@@ -1,6 +1,6 @@
 import type { ToolSet, UIMessage } from "ai"
+import type { loadAi } from "../models/LoadAi.js"
 import type { StoredMessage } from "../threads/Threads.js"
-import type { loadAi } from "./ChatMessages.js"
 
 /**
  * The last resort of a model request whose history the AI SDK refuses as a whole ("The messages

@@ -3,20 +3,8 @@
  * owner's working memory, the observations of observational memory and messages recalled from
  * other threads, each when it is on.
  */
-
-/** Building an `Intl.DateTimeFormat` costs ~0.1 ms (more at first use of a zone): one per zone. */
-const timeFormats = new Map<string, Intl.DateTimeFormat>()
-export const timeFormat = (timeZone: string) => {
-  let format = timeFormats.get(timeZone)
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat("en-GB", { dateStyle: "full", timeStyle: "long", timeZone })
-    timeFormats.set(timeZone, format)
-  }
-  return format
-}
-
-/** `<`, `>` and `&` as entities: nothing inside the frame can close it or open another. */
-export const escapeMarkup = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+import { escapeMarkup } from "../text/Markup.js"
+import { timeFormat } from "../time/TimeFormat.js"
 
 /**
  * Working memory framed as data: it holds what the owner (or earlier conversations) wrote, so a

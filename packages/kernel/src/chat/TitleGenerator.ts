@@ -1,11 +1,9 @@
 import type { LanguageModel } from "ai"
 import { Context, Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
+import { loadAi } from "../models/LoadAi.js"
 import { ModelRegistry } from "../models/ModelRegistry.js"
 import type { StoredMessage } from "../threads/Threads.js"
-
-// Imported on first use, like Chat's: no AI SDK at server start.
-const loadAi = () => import("ai")
 
 /**
  * Names a thread after its first exchange.

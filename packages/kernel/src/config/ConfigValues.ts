@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { cronProblem } from "../scheduler/Cron.js"
+import { cronProblem } from "../time/Cron.js"
 
 /** The plain values of the config document: strings, zones, ids, times, counts. */
 

@@ -16,9 +16,9 @@ import * as PluginCatalog from "../plugins/PluginCatalog.js"
 import * as Scheduler from "../scheduler/Scheduler.js"
 import type { StorageError } from "../storage/StorageError.js"
 import * as ActiveStreams from "../threads/ActiveStreams.js"
-import * as BuiltinTools from "../tools/BuiltinTools.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import * as Tools from "../tools/Tools.js"
+import * as BuiltinTools from "./BuiltinTools.js"
 import type { SchedulerLayer, ServiceRequirements, Services, ServicesOptions } from "./ServiceOptions.js"
 
 /** A Layer given for an option that also takes settings: it replaces the default service whole. */

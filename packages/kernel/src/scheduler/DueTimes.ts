@@ -1,7 +1,7 @@
 import { Cause } from "effect"
 import type { AppConfigDocument, HeartbeatConfig, ScheduledTaskConfig } from "../config/ConfigModel.js"
 import { heartbeatDefaults } from "../config/ConfigModel.js"
-import { latestBetween, nextAfter } from "./Cron.js"
+import { latestBetween, nextAfter } from "../time/Cron.js"
 import { heartbeatTaskId } from "./ScheduleModel.js"
 
 /**

@@ -1,5 +1,6 @@
 import type { ToolSet } from "ai"
 import { Context, Effect, Layer } from "effect"
+import { loadAi } from "../models/LoadAi.js"
 import * as ToolExecution from "./ToolExecution.js"
 import { distinctId, ToolRegistry, type ToolSource, toolId } from "./ToolRegistry.js"
 
@@ -37,8 +38,6 @@ export class Tools extends Context.Tag("@aide/kernel/Tools")<
     readonly list: Effect.Effect<ReadonlyArray<ToolInfo>>
   }
 >() {}
-
-const loadAi = () => import("ai")
 
 /**
  * Every source's tools under their ids. Two sources can still meet on one id (an MCP server

@@ -1,7 +1,7 @@
 import { Clock, Duration, Effect, Schema } from "effect"
-import { loadAi } from "../../chat/ChatMessages.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
 import { splitModel } from "../../config/MemoryConfig.js"
+import { loadAi } from "../../models/LoadAi.js"
 import { ModelRegistry } from "../../models/ModelRegistry.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import { ObservationStore } from "./ObservationStore.js"

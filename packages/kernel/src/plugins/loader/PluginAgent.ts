@@ -1,7 +1,7 @@
 import type { ToolSet } from "ai"
 import { Effect, Stream } from "effect"
-import { loadAi } from "../../chat/ChatMessages.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
+import { loadAi } from "../../models/LoadAi.js"
 import { ModelRegistry } from "../../models/ModelRegistry.js"
 import { type ToolDefinition, ToolExecutionError, toolId } from "../../tools/ToolRegistry.js"
 import type { ToolInfo, Tools } from "../../tools/Tools.js"

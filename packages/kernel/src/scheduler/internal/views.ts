@@ -1,5 +1,5 @@
 import type { AppConfigDocument, ScheduledTaskConfig } from "../../config/ConfigModel.js"
-import { nextAfter, withinHours } from "../Cron.js"
+import { nextAfter, withinHours } from "../../time/Cron.js"
 import { dueOf, heartbeatActive, heartbeatEntry, heartbeatOf, isActive, taskEntry } from "../DueTimes.js"
 import { type Heartbeat, heartbeatTaskId, type ScheduledTask } from "../ScheduleModel.js"
 import type { RuntimeState } from "./runtimeState.js"

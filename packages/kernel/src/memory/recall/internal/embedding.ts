@@ -1,5 +1,6 @@
 import type { EmbeddingModel } from "ai"
 import { Effect, Schema } from "effect"
+import { loadAi } from "../../../models/LoadAi.js"
 import type { RecallIndex } from "../RecallIndex.js"
 import { maxMessageChars, textOf } from "./section.js"
 
@@ -14,8 +15,6 @@ const maxBatchesPerTurn = 8
 
 /** Long messages are cut: embedding models have input limits, and the start says what it is about. */
 const embeddable = (text: string) => text.slice(0, maxMessageChars * 4)
-
-const loadAi = () => import("ai")
 
 export const embedQuery = (model: EmbeddingModel, text: string) =>
   Effect.tryPromise({

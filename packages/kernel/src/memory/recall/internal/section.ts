@@ -1,4 +1,4 @@
-import { escapeMarkup } from "../../../chat/SystemPrompt.js"
+import { escapeMarkup } from "../../../text/Markup.js"
 import type { RecalledMessage } from "../RecallIndex.js"
 
 /** Longest text shown per recalled message: recall must not crowd out the conversation. */

@@ -1,7 +1,7 @@
 import { CronExpressionParser } from "cron-parser"
 
 /**
- * Cron arithmetic for the scheduler, in a time zone. cron-parser 5 is DST-correct: a local time
+ * Cron arithmetic (the scheduler fires by it, the config validates with it), in a time zone. cron-parser 5 is DST-correct: a local time
  * that does not exist (02:30 on a spring-forward night) fires at the next valid instant, and an
  * ambiguous one (autumn) fires once. 5 fields (minute first) or 6 (second first).
  */
