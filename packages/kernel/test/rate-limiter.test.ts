@@ -93,3 +93,24 @@ describe("keys are independent", () => {
     ),
   )
 })
+
+describe("peek reads a window without counting", () => {
+  it.effect("says whether one more request would be allowed, and counts nothing", () =>
+    withLimiter((limiter) =>
+      Effect.gen(function* () {
+        expect(yield* limiter.peek("metrics:10.0.0.1", loginLimit)).toMatchObject({ allowed: true, remaining: 3 })
+        yield* consumeTimes(limiter, "metrics:10.0.0.1", 2)
+        for (let i = 0; i < 5; i++) {
+          expect(yield* limiter.peek("metrics:10.0.0.1", loginLimit)).toMatchObject({ allowed: true, remaining: 1 })
+        }
+        yield* TestClock.adjust("20 seconds")
+        yield* limiter.consume("metrics:10.0.0.1", loginLimit)
+        const full = yield* limiter.peek("metrics:10.0.0.1", loginLimit)
+        expect(full).toMatchObject({ allowed: false, remaining: 0 })
+        expect(Duration.toMillis(full.resetAfter)).toBe(40_000)
+        yield* TestClock.adjust("40 seconds")
+        expect((yield* limiter.peek("metrics:10.0.0.1", loginLimit)).allowed).toBe(true)
+      }),
+    ),
+  )
+})

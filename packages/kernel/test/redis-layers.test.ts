@@ -114,6 +114,23 @@ describe("Redis rate limiter", () => {
     }),
   )
 
+  it.scopedLive("peek sees the window every replica counts into, and counts nothing", () =>
+    Effect.gen(function* () {
+      const [a, b] = yield* replicas(RedisRateLimiter.layer)
+      const limiterA = a.unsafeMap.get(RateLimiter.key) as RateLimiter["Type"]
+      const limiterB = b.unsafeMap.get(RateLimiter.key) as RateLimiter["Type"]
+      const limit = { limit: 2, window: Duration.minutes(1) }
+      expect(yield* limiterB.peek("metrics:ip", limit)).toMatchObject({ allowed: true, remaining: 2 })
+      yield* limiterA.consume("metrics:ip", limit)
+      expect(yield* limiterB.peek("metrics:ip", limit)).toMatchObject({ allowed: true, remaining: 1 })
+      expect(yield* limiterB.peek("metrics:ip", limit)).toMatchObject({ allowed: true, remaining: 1 })
+      yield* limiterA.consume("metrics:ip", limit)
+      const full = yield* limiterB.peek("metrics:ip", limit)
+      expect(full).toMatchObject({ allowed: false, remaining: 0 })
+      expect(Duration.toMillis(full.resetAfter)).toBeGreaterThan(55_000)
+    }),
+  )
+
   it.scopedLive("Redis unreachable: each replica counts in its own memory", () =>
     Effect.gen(function* () {
       const [a] = yield* replicas(RedisRateLimiter.layer, "redis://127.0.0.1:1")

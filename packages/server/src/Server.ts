@@ -36,10 +36,11 @@ import { bundledPluginFolders } from "./process/BundledPlugins.js"
 import { postgresReplicas, postgresStorage } from "./process/PostgresLayers.js"
 import { replicaIdentity } from "./process/ReplicaIdentity.js"
 import { redisMechanisms } from "./ScaleOut.js"
-import { replicasProblem, type ServerConfig } from "./ServerConfig.js"
+import { replicasProblem, type ServerConfig, secretsProblem } from "./ServerConfig.js"
 import * as WebHandler from "./serverless/WebHandler.js"
 
 export type { WebHandlerOptions } from "./serverless/WebHandler.js"
+export { WebHandlerOptionsError } from "./serverless/WebHandler.js"
 
 import { version } from "./version.js"
 
@@ -64,7 +65,7 @@ const defaultPublicUrl = (options: ServerOptions) =>
 export const kernelLayer = (options: ServerOptions) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
-      const problem = replicasProblem(options)
+      const problem = replicasProblem(options) ?? secretsProblem(options)
       if (problem !== undefined) return yield* Effect.dieMessage(problem)
       const hub: StreamHub.StreamHubOptions = {
         ...(options.streamMaxSubscribersPerStream === undefined
@@ -186,7 +187,9 @@ export const layer = (options: ServerOptions) => {
     // Spans per request cost ~25% of throughput: only made when something exports them.
     (options.otlpEndpoint === undefined ? HttpMiddleware.withTracerDisabledWhen(serve, () => true) : serve).pipe(
       Layer.provide(RequestMetrics.layer), // counts every answer as it is written
-      Layer.provide(MetricsRoute.layer(options.metricsToken ?? Option.none())),
+      Layer.provide(
+        MetricsRoute.layer({ metricsToken: options.metricsToken ?? Option.none(), trustProxy: options.trustProxy }),
+      ),
       Layer.provide(lazyDocs("/api/docs")),
       Layer.provide(lazyOpenApi("/api/openapi.json")),
       // The web console (static files, its own CSP) and the browser's way to it from `/`.
@@ -244,6 +247,7 @@ export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>
  * kernel, handlers, error handling, CORS and `/api/openapi.json` of {@link layer}, with no
  * socket. Left to the host: the Host/Origin check, channel webhooks and the API docs page.
  * `port` and `host` only feed the default public URL. `dispose` closes the kernel and database.
+ * Throws `WebHandlerOptionsError` for a `cronSecret` or `metricsToken` shorter than 32 bytes.
  * With `serverless: true`, nothing outlives a request (docs/operations.md "Serverless").
  *
  * @example
@@ -251,13 +255,18 @@ export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>
  * const response = await handler(new Request("http://aide.local/"))
  */
 export const webHandler = (options: WebHandler.WebHandlerOptions): WebHandler.WebHandler => {
+  // Now, not at the first request: a host deploying a short secret learns at once.
+  const problem = secretsProblem(options)
+  if (problem !== undefined) throw new WebHandler.WebHandlerOptionsError({ message: problem })
   const serverless = options.serverless === true
   const kernel = kernelLayer(serverless ? WebHandler.serverlessKernel(options) : options)
   return WebHandler.make(
     options,
     lazyOpenApi("/api/openapi.json").pipe(
       Layer.provide(HttpApiBuilder.middleware(RequestMetrics.middleware)),
-      Layer.provide(MetricsRoute.layer(options.metricsToken ?? Option.none())),
+      Layer.provide(
+        MetricsRoute.layer({ metricsToken: options.metricsToken ?? Option.none(), trustProxy: options.trustProxy }),
+      ),
       Layer.provide(Cors.layer(options.corsOrigins ?? [])),
       Layer.provide(ErrorHandling.layer(options)),
       Layer.provideMerge(apiLayer(options, { serverless })),

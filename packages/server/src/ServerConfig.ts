@@ -1,4 +1,5 @@
 import { Config, ConfigError, Either, Option, Redacted } from "effect"
+import { secretProblem } from "./http/BearerGate.js"
 import { parseTrustProxy, type TrustProxy } from "./http/ClientAddress.js"
 import { parseCorsOrigins } from "./http/Cors.js"
 import { parseAllowedHosts } from "./http/HostCheck.js"
@@ -53,9 +54,9 @@ export interface ServerConfig {
   readonly databaseTimeoutSeconds?: number | undefined
   /** `AIDE_LEASE_TTL` in seconds, default 5 (PostgreSQL only): how long a dead replica's leases outlive it. */
   readonly leaseTtlSeconds?: number | undefined
-  /** `AIDE_CRON_SECRET`: Bearer of the serverless run-due trigger (an owner's token also works). */
+  /** `AIDE_CRON_SECRET` (≥ 32 bytes): Bearer of the serverless run-due trigger (an owner's token also works). */
   readonly cronSecret?: Option.Option<Redacted.Redacted<string>>
-  /** `AIDE_METRICS_TOKEN`: Bearer of `GET /metrics` for scrapers (an owner's token also works). */
+  /** `AIDE_METRICS_TOKEN` (≥ 32 bytes): Bearer of `GET /metrics` for scrapers (an owner's token also works). */
   readonly metricsToken?: Option.Option<Redacted.Redacted<string>>
   /** `OTEL_EXPORTER_OTLP_ENDPOINT`: export traces over OTLP/HTTP to this collector (default: no tracing). */
   readonly otlpEndpoint?: string | undefined
@@ -121,6 +122,22 @@ export const replicasProblem = (config: Pick<ServerConfig, "replicas" | "databas
   return undefined
 }
 
+/**
+ * A Bearer secret short enough to guess (`"a"`) would guard the trigger and the metrics in
+ * name only: refused at start, as a short `AIDE_JWT_SECRET` is. The reason, or none.
+ */
+export const secretsProblem = (config: Pick<ServerConfig, "cronSecret" | "metricsToken">) =>
+  secretProblem("AIDE_CRON_SECRET", config.cronSecret) ?? secretProblem("AIDE_METRICS_TOKEN", config.metricsToken)
+
+/** An optional secret of at least `minimumSecretBytes`; the message names it, never its value. */
+const bearerSecret = (name: string) =>
+  Config.option(Config.redacted(name)).pipe(
+    Config.mapOrFail((secret) => {
+      const problem = secretProblem(name, secret)
+      return problem === undefined ? Either.right(secret) : Either.left(ConfigError.InvalidData([], problem))
+    }),
+  )
+
 const positive = { message: "must be a positive number", validation: (n: number) => n > 0 }
 
 const fields = Config.all({
@@ -134,8 +151,8 @@ const fields = Config.all({
   redisKeyPrefix: Config.string("AIDE_REDIS_PREFIX").pipe(Config.withDefault("aide:")),
   replicas: Config.literal("one", "many")("AIDE_REPLICAS").pipe(Config.withDefault("one" as const)),
   jwtSecret: Config.option(Config.redacted("AIDE_JWT_SECRET")),
-  cronSecret: Config.option(Config.redacted("AIDE_CRON_SECRET")),
-  metricsToken: Config.option(Config.redacted("AIDE_METRICS_TOKEN")),
+  cronSecret: bearerSecret("AIDE_CRON_SECRET"),
+  metricsToken: bearerSecret("AIDE_METRICS_TOKEN"),
   otlpEndpoint: Config.option(Config.url("OTEL_EXPORTER_OTLP_ENDPOINT")).pipe(
     Config.map(Option.map((url) => url.href)),
     Config.map(Option.getOrUndefined),

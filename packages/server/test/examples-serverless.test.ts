@@ -12,7 +12,7 @@ import { password, request } from "./support/server.js"
  * as a platform would, served by Node's http module through its serve.ts.
  */
 describe("examples/serverless", () => {
-  const cronSecret = "a-cron-secret-for-the-example"
+  const cronSecret = "a-cron-secret-for-the-example-of-32-bytes-or-more"
   let model: FakeModelServer
   let http: Server
   let url: string

@@ -57,6 +57,23 @@ describe("HostAuth: the host app's JWTs through the HTTP API", () => {
     expect(noSubject.status).toBe(401)
   })
 
+  it("a token without exp is 401 with the usual body; logout answers but the token stays valid until its exp", async () => {
+    const endless = await new Jose.SignJWT({ sub: "owner", sid: "laptop" })
+      .setProtectedHeader({ alg: "ES256", kid: "host-1" })
+      .setIssuer(issuer)
+      .setAudience("aide")
+      .setIssuedAt()
+      .sign(signingKey)
+    expect(await request(`${server.url}/api/threads`, { token: endless })).toMatchObject({
+      status: 401,
+      body: { error: "unauthorized" },
+    })
+    // The host owns its tokens' lifetime: Aide cannot revoke one (docs/auth.md).
+    const token = await hostToken(signingKey)
+    expect((await request(`${server.url}/api/auth/logout`, { token, body: {} })).status).toBe(200)
+    expect((await request(`${server.url}/api/threads`, { token })).status).toBe(200)
+  })
+
   it("password routes answer 403 auth_external; the session list is empty", async () => {
     const token = await hostToken(signingKey)
     const refused = [

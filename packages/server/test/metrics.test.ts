@@ -3,7 +3,7 @@ import { Effect, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ChatTestServer, chat, startChatServer } from "./support/chat.js"
 
-const metricsToken = "scraper-token-of-some-length"
+const metricsToken = "scraper-token-of-32-bytes-or-more-in-length"
 
 /** The value of one sample line (`name{labels} value`) of a Prometheus text body; 0 when absent. */
 const sample = (text: string, line: string) => {

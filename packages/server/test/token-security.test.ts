@@ -58,6 +58,8 @@ const unlimited = Layer.succeed(
   RateLimiter.RateLimiter.of({
     consume: (_key, limit) =>
       Effect.succeed({ allowed: true, limit: limit.limit, remaining: limit.limit, resetAfter: limit.window }),
+    peek: (_key, limit) =>
+      Effect.succeed({ allowed: true, limit: limit.limit, remaining: limit.limit, resetAfter: limit.window }),
   }),
 )
 

@@ -21,6 +21,11 @@ export class RateLimiter extends Context.Tag("@aide/kernel/RateLimiter")<
   {
     /** Counts one request for `key` and says whether it is within `limit`. */
     readonly consume: (key: string, limit: RateLimit) => Effect.Effect<RateLimitDecision>
+    /**
+     * Reads `key`'s window without counting: `allowed` says whether one more request would be
+     * within `limit`. For budgets spent only by failures (a wrong Bearer), checked before each try.
+     */
+    readonly peek: (key: string, limit: RateLimit) => Effect.Effect<RateLimitDecision>
   }
 >() {}
 
@@ -28,6 +33,14 @@ interface Window {
   readonly startedAt: number
   count: number
 }
+
+/** The decision after `count` requests in a window ending in `resetMillis`. */
+const decision = (count: number, limit: RateLimit, resetMillis: number): RateLimitDecision => ({
+  allowed: count <= limit.limit,
+  limit: limit.limit,
+  remaining: Math.max(0, limit.limit - count),
+  resetAfter: Duration.millis(resetMillis),
+})
 
 /** Expired windows are swept once this many keys are held, so memory stays bounded by traffic. */
 const sweepThreshold = 10_000
@@ -57,15 +70,21 @@ export const makeMemory = Effect.sync(() => {
         windows.set(key, window)
       }
       window.count += 1
+      return decision(window.count, limit, window.startedAt + windowMillis - now)
+    })
+
+  const peek = (key: string, limit: RateLimit) =>
+    Effect.map(Clock.currentTimeMillis, (now): RateLimitDecision => {
+      const windowMillis = Duration.toMillis(limit.window)
+      const window = windows.get(key)
+      if (window === undefined || now - window.startedAt >= windowMillis) return decision(0, limit, windowMillis)
       return {
-        allowed: window.count <= limit.limit,
-        limit: limit.limit,
-        remaining: Math.max(0, limit.limit - window.count),
-        resetAfter: Duration.millis(window.startedAt + windowMillis - now),
+        ...decision(window.count, limit, window.startedAt + windowMillis - now),
+        allowed: window.count < limit.limit,
       }
     })
 
-  return RateLimiter.of({ consume })
+  return RateLimiter.of({ consume, peek })
 })
 
 export const layerMemory: Layer.Layer<RateLimiter> = Layer.effect(RateLimiter, makeMemory)

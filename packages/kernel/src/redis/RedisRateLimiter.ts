@@ -16,6 +16,12 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return {count, ttl}
 `
 
+/** A window's count and time left, without counting (no key: an empty window). */
+const peekScript = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+return {count, redis.call('PTTL', KEYS[1])}
+`
+
 /**
  * Fixed windows counted in Redis: exact across replicas. While Redis is unreachable each
  * replica counts in its own memory (the limits hold per replica), logged once.
@@ -42,7 +48,26 @@ export const make = Effect.gen(function* () {
       }),
     )
   }
-  return RateLimiter.of({ consume })
+  const peek = (key: string, limit: RateLimit) => {
+    const windowMillis = Math.max(1, Math.round(Duration.toMillis(limit.window)))
+    return Effect.tryPromise(
+      () => redis.client.eval(peekScript, 1, `${redis.prefix}rl:${key}`) as Promise<[number, number]>,
+    ).pipe(
+      Effect.map(
+        ([count, ttl]): RateLimitDecision => ({
+          allowed: count < limit.limit,
+          limit: limit.limit,
+          remaining: Math.max(0, limit.limit - count),
+          resetAfter: Duration.millis(ttl < 0 ? windowMillis : ttl),
+        }),
+      ),
+      Effect.catchAll((error) => {
+        redis.failed("rate limits count per replica", error.error)
+        return local.peek(key, limit)
+      }),
+    )
+  }
+  return RateLimiter.of({ consume, peek })
 })
 
 export const layer: Layer.Layer<RateLimiter, never, RedisConnection> = Layer.effect(RateLimiter, make)

@@ -1,7 +1,8 @@
-import { Auth, DatabasePool, KernelMetrics, StreamHub } from "@aide/kernel"
+import { DatabasePool, KernelMetrics, StreamHub } from "@aide/kernel"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Metric, Option, type Redacted } from "effect"
 import * as BearerGate from "../http/BearerGate.js"
+import type { TrustProxy } from "../http/ClientAddress.js"
 import * as Prometheus from "./Prometheus.js"
 
 const sseSubscribers = Metric.gauge("aide_sse_subscribers", {
@@ -11,13 +12,21 @@ const activeStreams = Metric.gauge("aide_chat_active_streams", { description: "C
 
 /**
  * `GET /metrics`: the registry in Prometheus text, for a scraper holding `AIDE_METRICS_TOKEN` as
- * its Bearer (an owner's access token works too). On the API's own port: one listener, and the
- * same Host/Origin checks and limits as every route. Gauges are read at scrape time.
+ * its Bearer (an owner's access token works too; wrong ones are rate-limited, see `BearerGate`).
+ * On the API's own port: one listener, and the same Host/Origin checks and limits as every
+ * route. Gauges are read at scrape time.
  */
-export const layer = (metricsToken: Option.Option<Redacted.Redacted<string>>) =>
+export const layer = (options: {
+  readonly metricsToken: Option.Option<Redacted.Redacted<string>>
+  readonly trustProxy: TrustProxy
+}) =>
   HttpApiBuilder.Router.use((router) =>
     Effect.gen(function* () {
-      const auth = yield* Auth.Auth
+      const gate = yield* BearerGate.make({
+        route: "/metrics",
+        secret: options.metricsToken,
+        trustProxy: options.trustProxy,
+      })
       const hub = yield* StreamHub.StreamHub
       // A storage of the embedder's own may not say how full its pool is: then no pool lines.
       const pool = yield* Effect.serviceOption(DatabasePool.DatabasePool)
@@ -28,11 +37,6 @@ export const layer = (metricsToken: Option.Option<Redacted.Redacted<string>>) =>
         const text = yield* Prometheus.render("aide_")
         return HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" })
       })
-      yield* router.get(
-        "/metrics",
-        Effect.flatMap(BearerGate.authorized(auth, metricsToken), (ok) =>
-          ok ? scrape : Effect.succeed(BearerGate.unauthorized),
-        ),
-      )
+      yield* router.get("/metrics", gate(scrape))
     }),
   )

@@ -1,6 +1,7 @@
 import { DueRunner, type Kernel, type Scheduler } from "@aide/kernel"
 import { type HttpApi, HttpApiBuilder, type HttpRouter } from "@effect/platform"
-import { Layer, Option, type Redacted, Supervisor } from "effect"
+import { Data, Layer, Option, type Redacted, Supervisor } from "effect"
+import type { TrustProxy } from "../http/ClientAddress.js"
 import type { ServerOptions } from "../Server.js"
 import * as Background from "./Background.js"
 import * as RunDue from "./RunDue.js"
@@ -19,9 +20,15 @@ export interface ServerlessOptions {
    * response is complete. Without it, the response ends only once that work is done.
    */
   readonly waitUntil?: Background.WaitUntil
-  /** `AIDE_CRON_SECRET`: the Bearer a platform's cron calls the run-due trigger with (an owner's token works too). */
+  /**
+   * `AIDE_CRON_SECRET` (≥ 32 bytes): the Bearer a platform's cron calls the run-due trigger with
+   * (an owner's token works too; wrong ones are rate-limited per client).
+   */
   readonly cronSecret?: Option.Option<Redacted.Redacted<string>>
 }
+
+/** Why `Server.webHandler` refuses its options: a `cronSecret` or `metricsToken` under 32 bytes. */
+export class WebHandlerOptionsError extends Data.TaggedError("WebHandlerOptionsError")<{ readonly message: string }> {}
 
 /** The options of `Server.webHandler`: the server's, and serverless mode's. */
 export type WebHandlerOptions = ServerOptions & ServerlessOptions
@@ -61,15 +68,19 @@ const schedulerSettings = (scheduler: Scheduler.SchedulerOptions | Layer.Layer.A
 type ApiLayer<E> = Layer.Layer<HttpApi.Api | HttpRouter.HttpRouter.DefaultServices | Kernel.KernelServices, E>
 
 /** `HttpApiBuilder.toWebHandler` of `api`, in serverless mode when `options.serverless`. */
-export const make = <E>(options: ServerlessOptions & KernelOptionsHolder, api: ApiLayer<E>): WebHandler => {
+export const make = <E>(
+  options: ServerlessOptions & KernelOptionsHolder & { readonly trustProxy: TrustProxy },
+  api: ApiLayer<E>,
+): WebHandler => {
   if (options.serverless !== true) {
     const { handler, dispose } = HttpApiBuilder.toWebHandler(api)
     return { handler: (request) => handler(request), dispose }
   }
   const background = Background.make()
-  const trigger = RunDue.layer(options.cronSecret ?? Option.none()).pipe(
-    Layer.provide(DueRunner.layer(schedulerSettings(options.kernel?.scheduler))),
-  )
+  const trigger = RunDue.layer({
+    cronSecret: options.cronSecret ?? Option.none(),
+    trustProxy: options.trustProxy,
+  }).pipe(Layer.provide(DueRunner.layer(schedulerSettings(options.kernel?.scheduler))))
   const { handler, dispose } = HttpApiBuilder.toWebHandler(
     trigger.pipe(Layer.provideMerge(api), Layer.provide(Supervisor.addSupervisor(background.supervisor))),
     { middleware: background.middleware },
