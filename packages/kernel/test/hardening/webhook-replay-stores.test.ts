@@ -51,6 +51,16 @@ const redisStore = (options: RedisWebhookReplays.RedisWebhookReplaysOptions) =>
       ),
     ),
   )
+it.scopedLive("Redis unreachable: each replica remembers in its own memory", () =>
+  Effect.gen(function* () {
+    const connection = RedisConnection.layer({ url: Redacted.make("redis://127.0.0.1:1"), keyPrefix: "unused:" })
+    const context = yield* Layer.build(RedisWebhookReplays.layer.pipe(Layer.provide(connection)))
+    const replays = context.unsafeMap.get(WebhookReplays.WebhookReplays.key) as WebhookReplays.WebhookReplays["Type"]
+    expect(yield* replays.remember(entry("offline"), now)).toBe(true)
+    expect(yield* replays.remember(entry("offline"), now)).toBe(false)
+  }),
+)
+
 describe.skipIf(redisUrl === undefined)("on Redis", () => {
   webhookReplaysContract("RedisWebhookReplays", redisStore({}), redisStore({ maxEntries: 3 }))
 
