@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Duration, Effect, TestClock } from "effect"
 import { ChannelDeliveryError } from "../../src/channels/Channel.js"
 import type { ChannelEndpoint } from "../../src/channels/gateway/ChannelEndpoint.js"
 import * as WebhookReplays from "../../src/channels/gateway/WebhookReplays.js"
@@ -55,7 +55,7 @@ const route = (replays: WebhookReplays.WebhookReplays["Type"]) =>
           replays.forget(channel, signature),
         ),
     })
-    const limit = { limit: 1_000, window: "1 minute" } as const
+    const limit = { limit: 1_000, window: Duration.minutes(1) }
     return { calls, webhooks: Webhooks.make(limiter, watched, { rateLimit: limit }) }
   }).pipe(Effect.provide(RateLimiter.layerMemory))
 
