@@ -42,4 +42,5 @@ export const layerMemory = (
     observationStore: options.observationStore ?? MemoryStores.layers.observationStore,
     recallIndex: options.recallIndex ?? MemoryStores.layers.recallIndex,
     channelConversations: options.channelConversations ?? MemoryStores.layers.channelConversations,
+    webhookReplays: options.webhookReplays ?? MemoryStores.layers.webhookReplays,
   })

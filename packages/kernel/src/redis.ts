@@ -1,5 +1,5 @@
 /**
- * @aide/kernel/redis — the Redis Layers of scale-out (live chat streams, rate limits and
+ * @aide/kernel/redis — the Redis Layers of scale-out (live chat streams, rate limits, webhook replays and
  * signals shared by the replicas), a separate entry so that servers without Redis never load
  * its client.
  */
@@ -7,3 +7,4 @@ export * as RedisConnection from "./redis/RedisConnection.js"
 export * as RedisRateLimiter from "./redis/RedisRateLimiter.js"
 export * as RedisSignals from "./redis/RedisSignals.js"
 export * as RedisStreamHub from "./redis/RedisStreamHub.js"
+export * as RedisWebhookReplays from "./redis/RedisWebhookReplays.js"

@@ -6,6 +6,7 @@ import * as ChannelConversations from "../src/channels/gateway/ChannelConversati
 import type { ChannelEndpoint } from "../src/channels/gateway/ChannelEndpoint.js"
 import * as ChannelGateway from "../src/channels/gateway/ChannelGateway.js"
 import { keepUp } from "../src/channels/gateway/Realtime.js"
+import * as WebhookReplays from "../src/channels/gateway/WebhookReplays.js"
 import { Chat } from "../src/chat/Chat.js"
 import * as Ids from "../src/ids/Ids.js"
 import * as RateLimiter from "../src/ratelimit/RateLimiter.js"
@@ -26,6 +27,7 @@ const gatewayLayer = ChannelGateway.layer().pipe(
     ChannelConversations.layerMemory,
     ChannelRegistry.layer,
     RateLimiter.layerMemory,
+    WebhookReplays.layerMemory,
   ]),
   Layer.provide(Ids.layer),
 )

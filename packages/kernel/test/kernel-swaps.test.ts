@@ -12,6 +12,7 @@ import * as PasswordHasher from "../src/auth/PasswordHasher.js"
 import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
 import * as ChannelConversations from "../src/channels/gateway/ChannelConversations.js"
 import * as ChannelGateway from "../src/channels/gateway/ChannelGateway.js"
+import * as WebhookReplays from "../src/channels/gateway/WebhookReplays.js"
 import * as Chat from "../src/chat/Chat.js"
 import { ChatRuns } from "../src/chat/ChatRuns.js"
 import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
@@ -349,6 +350,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
         memoryStore: SqlMemoryStore.layer.pipe(Layer.provide(ownDatabase)),
         observationStore: SqlObservationStore.layer.pipe(Layer.provide(ownDatabase)),
         channelConversations: ChannelConversations.layerMemory,
+        webhookReplays: WebhookReplays.layerMemory,
       },
       (dataDir) =>
         Effect.gen(function* () {

@@ -3,8 +3,10 @@ import { Effect, Layer, Option } from "effect"
 import type { ServerConfig } from "./ServerConfig.js"
 
 /**
- * With `REDIS_URL`: live streams, rate limits and replica signals in Redis, on one connection.
- * Loaded only then, like PostgreSQL, so other servers never load the Redis client.
+ * With `REDIS_URL`: live streams, rate limits, webhook replays and replica signals in Redis, on
+ * one connection. Loaded only then, like PostgreSQL, so other servers never load the Redis client.
+ * Webhook replays go to Redis even with `DATABASE_URL` (where they would be shared too): keys
+ * expire by themselves, and no webhook writes to the database for them.
  */
 export const redisMechanisms = (
   options: Pick<ServerConfig, "redisUrl" | "redisKeyPrefix">,
@@ -19,5 +21,6 @@ export const redisMechanisms = (
       streamHub: redis.RedisStreamHub.layer(hub).pipe(Layer.provide(connection)),
       rateLimiter: redis.RedisRateLimiter.layer.pipe(Layer.provide(connection)),
       replicaSignals: redis.RedisSignals.layer.pipe(Layer.provide(connection)),
+      webhookReplays: redis.RedisWebhookReplays.layer.pipe(Layer.provide(connection)),
     } satisfies Partial<Kernel.KernelOptions>
   })

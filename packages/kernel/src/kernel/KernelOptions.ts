@@ -6,6 +6,7 @@ import type { AuthStore } from "../auth/AuthStore.js"
 import type * as PasswordHasher from "../auth/PasswordHasher.js"
 import type * as SigningSecret from "../auth/SigningSecret.js"
 import type { ChannelConversations } from "../channels/gateway/ChannelConversations.js"
+import type { WebhookReplays } from "../channels/gateway/WebhookReplays.js"
 import type { ChatRuns } from "../chat/ChatRuns.js"
 import type * as StreamHub from "../chat/StreamHub.js"
 import type * as TitleGenerator from "../chat/TitleGenerator.js"
@@ -49,6 +50,12 @@ export interface StoreOptions {
   readonly inboxStore?: Layer.Layer<InboxStore, StorageError>
   /** Channel conversations' threads and the approval ids handed to channels; default `SqlChannelConversations.layer`. */
   readonly channelConversations?: Layer.Layer<ChannelConversations, StorageError>
+  /**
+   * Webhook signatures already accepted, until their windows end; default `SqlWebhookReplays.layer`
+   * (shared by replicas on one PostgreSQL database, kept across restarts on SQLite), or
+   * `RedisWebhookReplays.layer` from `@aide/kernel/redis`.
+   */
+  readonly webhookReplays?: Layer.Layer<WebhookReplays, StorageError>
   /** MCP OAuth registrations, tokens and states; default `SqlMcpOAuthStore.layer`. */
   readonly mcpOAuthStore?: Layer.Layer<McpOAuthStore, StorageError>
   /** The scheduler's run ledger and per-task state; default `SqlRunLedger.layer`. */

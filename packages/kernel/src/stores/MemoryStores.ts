@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import * as MemoryAuthStore from "../auth/MemoryAuthStore.js"
 import * as ChannelConversations from "../channels/gateway/ChannelConversations.js"
+import * as WebhookReplays from "../channels/gateway/WebhookReplays.js"
 import * as MemoryChatRuns from "../chat/MemoryChatRuns.js"
 import * as ConfigStore from "../config/ConfigStore.js"
 import type { Ids } from "../ids/Ids.js"
@@ -31,6 +32,7 @@ export const layers = {
   observationStore: MemoryObservationStore.layer,
   recallIndex: RecallIndex.layerEmpty,
   channelConversations: ChannelConversations.layerMemory,
+  webhookReplays: WebhookReplays.layerMemory,
 } as const
 
 /** Every store in memory (threads take their ids from `Ids`). */
@@ -46,4 +48,5 @@ export const layer: Layer.Layer<Stores, never, Ids> = Layer.mergeAll(
   layers.observationStore,
   layers.recallIndex,
   layers.channelConversations,
+  layers.webhookReplays,
 )

@@ -6,6 +6,9 @@ import * as SqlAuthStore from "../auth/SqlAuthStore.js"
 import type { ChannelConversations } from "../channels/gateway/ChannelConversations.js"
 import { schema as channelSchema } from "../channels/gateway/channelMigration.js"
 import * as SqlChannelConversations from "../channels/gateway/SqlChannelConversations.js"
+import * as SqlWebhookReplays from "../channels/gateway/SqlWebhookReplays.js"
+import type { WebhookReplays } from "../channels/gateway/WebhookReplays.js"
+import { schema as webhookReplaysSchema } from "../channels/gateway/webhookReplaysSchema.js"
 import type { ChatRuns } from "../chat/ChatRuns.js"
 import { schema as chatRunsSchema } from "../chat/chatRunsSchema.js"
 import * as SqlChatRuns from "../chat/SqlChatRuns.js"
@@ -50,6 +53,7 @@ export type Stores =
   | ObservationStore
   | RecallIndex
   | ChannelConversations
+  | WebhookReplays
 
 /**
  * Each store's SQL Layer, by the name of its `Kernel.layer` option: the one list of the SQL
@@ -67,6 +71,7 @@ export const layers = {
   observationStore: SqlObservationStore.layer,
   recallIndex: SqlRecallIndex.layer,
   channelConversations: SqlChannelConversations.layer,
+  webhookReplays: SqlWebhookReplays.layer,
 } as const
 
 /** The schema of each SQL store, in the order a fresh database gets them (required ones first anyway). */
@@ -82,6 +87,7 @@ export const schemas: ReadonlyArray<SqlMigrations.Schema> = [
   observationSchema,
   recallSchema,
   channelSchema,
+  webhookReplaysSchema,
 ]
 
 /** Brings the schema of every SQL store up to date (each store also does so for its own when built). */
@@ -111,4 +117,5 @@ export const layer: Layer.Layer<Stores, StorageError, SqlClient.SqlClient | Ids>
   layers.observationStore,
   layers.recallIndex,
   layers.channelConversations,
+  layers.webhookReplays,
 )

@@ -4,6 +4,7 @@ import * as ChannelRegistry from "../../src/channels/ChannelRegistry.js"
 import * as ChannelConversations from "../../src/channels/gateway/ChannelConversations.js"
 import type { ChannelEndpoint } from "../../src/channels/gateway/ChannelEndpoint.js"
 import * as ChannelGateway from "../../src/channels/gateway/ChannelGateway.js"
+import * as WebhookReplays from "../../src/channels/gateway/WebhookReplays.js"
 import { Chat } from "../../src/chat/Chat.js"
 import * as Ids from "../../src/ids/Ids.js"
 import * as RateLimiter from "../../src/ratelimit/RateLimiter.js"
@@ -28,6 +29,7 @@ const gatewayOf = (leases: Leases["Type"]) =>
       ChannelConversations.layerMemory,
       ChannelRegistry.layer,
       RateLimiter.layerMemory,
+      WebhookReplays.layerMemory,
       Layer.succeed(Leases, leases),
     ]),
     Layer.provide(Ids.layer),

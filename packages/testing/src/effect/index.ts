@@ -18,6 +18,7 @@ export {
   recallIndexContract,
   runLedgerContract,
   threadsContract,
+  webhookReplaysContract,
 } from "./contracts/index.js"
 export {
   createTestDatabase,

@@ -23,6 +23,7 @@ import * as ConversationQueues from "./internal/ConversationQueues.js"
 import * as ConversationRuns from "./internal/ConversationRuns.js"
 import type { RealtimeOptions } from "./Realtime.js"
 import { keepUp } from "./Realtime.js"
+import { WebhookReplays } from "./WebhookReplays.js"
 import * as Webhooks from "./Webhooks.js"
 
 /** An endpoint as listed (e.g. for GET /api/plugins: `webhookPath`, `realtime`). */
@@ -89,7 +90,7 @@ export const make = (options: ChannelGatewayOptions = {}) =>
     const runs = yield* ConversationRuns.make
     const queues = yield* ConversationQueues.make(options.queueCapacity ?? 16)
     const endpoints = new Map<string, ChannelEndpoint>()
-    const webhooks = Webhooks.make(yield* RateLimiter, options.webhooks)
+    const webhooks = Webhooks.make(yield* RateLimiter, yield* WebhookReplays, options.webhooks)
     // Taken from the gateway's own context: `register` runs in its caller's (a plugin's fibers).
     const leases = yield* Effect.serviceOption(Leases.Leases)
 
@@ -204,8 +205,11 @@ export const make = (options: ChannelGatewayOptions = {}) =>
 /** The gateway; endpoints come from the loader (`register`) or from `endpoint(...)` layers. */
 export const layer = (
   options: ChannelGatewayOptions = {},
-): Layer.Layer<ChannelGateway, never, Chat | Threads | ChannelConversations | ChannelRegistry | RateLimiter | Ids> =>
-  Layer.scoped(ChannelGateway, make(options))
+): Layer.Layer<
+  ChannelGateway,
+  never,
+  Chat | Threads | ChannelConversations | ChannelRegistry | RateLimiter | WebhookReplays | Ids
+> => Layer.scoped(ChannelGateway, make(options))
 
 /** A Layer registering `endpoint` while it is alive (tests, embedders with in-process channels). */
 export const endpoint = (endpoint: ChannelEndpoint): Layer.Layer<never, never, ChannelGateway> =>

@@ -3,8 +3,8 @@
  * captured on the way (a log, a proxy) and sent again is refused. Bounded: past `maxEntries`,
  * expired entries go first, then the oldest (a replay of one of those, inside its window, would
  * pass again; reaching that needs more accepted requests within the window than the bound,
- * against the webhook routes' per-address rate limit). One process's memory: servers sharing a
- * database do not share it.
+ * against the webhook routes' per-address rate limit). One process's memory: the in-memory
+ * `WebhookReplays` (one per channel); the SQL and Redis stores keep theirs where replicas share it.
  */
 export interface ReplayCache {
   /** True when `key` was accepted before and its window has not ended; else records it. */

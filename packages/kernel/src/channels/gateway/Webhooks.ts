@@ -3,7 +3,7 @@ import type { RateLimit, RateLimiter } from "../../ratelimit/RateLimiter.js"
 import type { WebhookResponse } from "./ChannelContract.js"
 import { type ChannelEndpoint, channelKey } from "./ChannelEndpoint.js"
 import { causeMessage } from "./internal/causeMessage.js"
-import * as ReplayCache from "./ReplayCache.js"
+import type { WebhookReplays } from "./WebhookReplays.js"
 import { check } from "./WebhookVerifier.js"
 
 /** A request to a webhook route, as the server read it. */
@@ -30,8 +30,6 @@ export interface WebhookOptions {
   readonly maxBodyBytes?: number
   /** Longest wait for the channel's handler; default 30 seconds (502 after). */
   readonly timeout?: Duration.DurationInput
-  /** Signatures remembered against replays (ReplayCache); default 10,000. */
-  readonly maxReplayEntries?: number
 }
 
 export const webhookDefaults = {
@@ -66,14 +64,14 @@ const passThrough = (response: WebhookResponse | null | undefined): WebhookAnswe
  * The webhook route's logic: the client's budget first (so unknown routes cost the same), then the
  * size, the endpoint (404), the verification (401, before the channel sees anything: a wrong
  * signature, a missing or stale timestamp), replays (409: an HMAC signature already accepted
- * within its window) and the channel's handler (its answer, or 502). Bodies and secrets are
- * never logged.
+ * within its window, in `replays`, shared by the replicas; 503 when that store fails, so the
+ * sender retries) and the channel's handler (its answer, or 502). Bodies and secrets are never
+ * logged.
  */
-export const make = (limiter: RateLimiter["Type"], options: WebhookOptions = {}) => {
+export const make = (limiter: RateLimiter["Type"], replays: WebhookReplays["Type"], options: WebhookOptions = {}) => {
   const rateLimit = options.rateLimit ?? webhookDefaults.rateLimit
   const maxBodyBytes = options.maxBodyBytes ?? webhookDefaults.maxBodyBytes
   const timeout = options.timeout ?? webhookDefaults.timeout
-  const replays = ReplayCache.make(options.maxReplayEntries)
 
   const serve = (endpoint: ChannelEndpoint | undefined, request: IncomingWebhook): Effect.Effect<WebhookAnswer> =>
     Effect.gen(function* () {
@@ -100,11 +98,23 @@ export const make = (limiter: RateLimiter["Type"], options: WebhookOptions = {})
         return json(401, { error: verdict.reason })
       }
       const replay = verdict.replay
-      if (replay !== undefined && replays.seen(`${key} ${replay.key}`, replay.until, nowSeconds)) {
-        yield* Effect.logWarning("channels: webhook refused: a replay of an accepted request").pipe(
-          Effect.annotateLogs({ channel: key }),
+      if (replay !== undefined) {
+        // Only a verified signature gets here: without the secret nothing is written.
+        const fresh = yield* Effect.either(
+          replays.remember({ channel: key, signature: replay.key, until: replay.until }, nowSeconds),
         )
-        return json(409, { error: "replayed" })
+        if (fresh._tag === "Left") {
+          yield* Effect.logWarning("channels: webhook refused: its replay check failed").pipe(
+            Effect.annotateLogs({ channel: key, error: fresh.left.message }),
+          )
+          return json(503, { error: "unavailable" }, { "retry-after": "5" })
+        }
+        if (!fresh.right) {
+          yield* Effect.logWarning("channels: webhook refused: a replay of an accepted request").pipe(
+            Effect.annotateLogs({ channel: key }),
+          )
+          return json(409, { error: "replayed" })
+        }
       }
       const handled = yield* Effect.suspend(() =>
         webhook.handle({ method: request.method, headers: request.headers, body: request.body }),
@@ -115,7 +125,7 @@ export const make = (limiter: RateLimiter["Type"], options: WebhookOptions = {})
       )
       if (handled._tag === "Left") {
         // Not handled: the sender may retry the same request.
-        if (replay !== undefined) replays.forget(`${key} ${replay.key}`)
+        if (replay !== undefined) yield* Effect.ignoreLogged(replays.forget(key, replay.key))
         yield* Effect.logWarning("channels: webhook handler failed").pipe(
           Effect.annotateLogs({ channel: key, error: causeMessage(handled.left) }),
         )

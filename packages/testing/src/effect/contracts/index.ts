@@ -15,6 +15,7 @@ export { observationStoreContract } from "./ObservationStoreContract.js"
 export { recallIndexContract } from "./RecallIndexContract.js"
 export { runLedgerContract } from "./RunLedgerContract.js"
 export { threadsContract } from "./ThreadsContract.js"
+export { webhookReplaysContract } from "./WebhookReplaysContract.js"
 
 /**
  * Runs a store contract on a SQL store over SQLite and PostgreSQL (skipped without
