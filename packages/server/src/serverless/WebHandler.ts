@@ -1,6 +1,7 @@
 import { DueRunner, type Kernel, type Scheduler } from "@aide/kernel"
 import { type HttpApi, HttpApiBuilder, type HttpRouter } from "@effect/platform"
 import { Layer, Option, type Redacted, Supervisor } from "effect"
+import * as RequestSpan from "../metrics/RequestSpan.js"
 import type { ServerOptions } from "../Server.js"
 import * as Background from "./Background.js"
 import * as RunDue from "./RunDue.js"
@@ -61,9 +62,14 @@ const schedulerSettings = (scheduler: Scheduler.SchedulerOptions | Layer.Layer.A
 type ApiLayer<E> = Layer.Layer<HttpApi.Api | HttpRouter.HttpRouter.DefaultServices | Kernel.KernelServices, E>
 
 /** `HttpApiBuilder.toWebHandler` of `api`, in serverless mode when `options.serverless`. */
-export const make = <E>(options: ServerlessOptions & KernelOptionsHolder, api: ApiLayer<E>): WebHandler => {
+export const make = <E>(
+  options: ServerlessOptions & KernelOptionsHolder & { readonly otlpEndpoint?: string | undefined },
+  api: ApiLayer<E>,
+): WebHandler => {
+  // The request span (Aide's, not the platform's: see RequestSpan) only when something exports it.
+  const traced = options.otlpEndpoint === undefined ? undefined : RequestSpan.middleware
   if (options.serverless !== true) {
-    const { handler, dispose } = HttpApiBuilder.toWebHandler(api)
+    const { handler, dispose } = HttpApiBuilder.toWebHandler(api, traced === undefined ? {} : { middleware: traced })
     return { handler: (request) => handler(request), dispose }
   }
   const background = Background.make()
@@ -72,7 +78,7 @@ export const make = <E>(options: ServerlessOptions & KernelOptionsHolder, api: A
   )
   const { handler, dispose } = HttpApiBuilder.toWebHandler(
     trigger.pipe(Layer.provideMerge(api), Layer.provide(Supervisor.addSupervisor(background.supervisor))),
-    { middleware: background.middleware },
+    { middleware: traced === undefined ? background.middleware : (app) => background.middleware(traced(app)) },
   )
   const handle = (waitUntil: Background.WaitUntil | undefined) =>
     background.wrap((request) => handler(request), waitUntil)
