@@ -1,6 +1,6 @@
 import {
   type Headers,
-  HttpMiddleware,
+  type HttpApp,
   HttpServerError,
   HttpServerRequest,
   type HttpServerResponse,
@@ -17,8 +17,17 @@ import { routeOf } from "./RequestMetrics.js"
  */
 export const requestHeaders: ReadonlyArray<string> = ["accept", "content-length", "content-type", "host", "user-agent"]
 
-/** The response headers a span keeps (`set-cookie` carries a session: never). */
-export const responseHeaders: ReadonlyArray<string> = ["content-length", "content-type", "x-run-id", "x-thread-id"]
+/**
+ * The response headers a span keeps (`set-cookie` carries a session: never). `x-request-id` ties
+ * an unexpected failure's span to its log line.
+ */
+export const responseHeaders: ReadonlyArray<string> = [
+  "content-length",
+  "content-type",
+  "x-request-id",
+  "x-run-id",
+  "x-thread-id",
+]
 
 const annotateHeaders = (
   span: { readonly attribute: (key: string, value: unknown) => void },
@@ -50,7 +59,7 @@ const pathOf = (url: string) => {
  * trace of its choosing, nor set its flags. A collector shows the link, so a traced client's trace
  * stays one step away.
  */
-export const middleware = HttpMiddleware.make((app) =>
+export const middleware = (app: HttpApp.Default): HttpApp.Default =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const caller = HttpTraceContext.fromHeaders(request.headers)
     const path = pathOf(request.url)
@@ -60,7 +69,7 @@ export const middleware = HttpMiddleware.make((app) =>
         kind: "server",
         root: true,
         captureStackTrace: false,
-        links: Option.isSome(caller) ? [{ span: caller.value, attributes: {} }] : [],
+        links: Option.isSome(caller) ? [{ _tag: "SpanLink", span: caller.value, attributes: {} }] : [],
       },
       (span) => {
         span.attribute("http.request.method", request.method)
@@ -82,5 +91,4 @@ export const middleware = HttpMiddleware.make((app) =>
         )
       },
     )
-  }),
-)
+  })
