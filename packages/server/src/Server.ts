@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as Path from "node:path"
 import { Kernel, SigningSecret, StreamHub } from "@aide/kernel"
-import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
 // Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
@@ -31,6 +31,7 @@ import * as SlowClients from "./http/SlowClients.js"
 import * as Webhooks from "./http/Webhooks.js"
 import * as MetricsRoute from "./metrics/MetricsRoute.js"
 import * as RequestMetrics from "./metrics/RequestMetrics.js"
+import * as RequestSpan from "./metrics/RequestSpan.js"
 import * as Tracing from "./metrics/Tracing.js"
 import { bundledPluginFolders } from "./process/BundledPlugins.js"
 import { postgresReplicas, postgresStorage } from "./process/PostgresLayers.js"
@@ -182,10 +183,10 @@ const hostCheckOptions = (options: ServerOptions): HostCheck.HostCheckOptions =>
  */
 export const layer = (options: ServerOptions) => {
   const direct: DirectReconnects.DirectRoutes = {}
-  const serve = HttpApiBuilder.serve()
   return (
-    // Spans per request cost ~25% of throughput: only made when something exports them.
-    (options.otlpEndpoint === undefined ? HttpMiddleware.withTracerDisabledWhen(serve, () => true) : serve).pipe(
+    // Spans per request cost ~25% of throughput: only made when something exports them. The
+    // platform's own request span is off (Tracing.platformServerSpansOff): it exports secrets.
+    HttpApiBuilder.serve(options.otlpEndpoint === undefined ? undefined : RequestSpan.middleware).pipe(
       Layer.provide(RequestMetrics.layer), // counts every answer as it is written
       Layer.provide(
         MetricsRoute.layer({ metricsToken: options.metricsToken ?? Option.none(), trustProxy: options.trustProxy }),

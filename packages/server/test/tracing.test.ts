@@ -1,37 +1,7 @@
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { chat, startChatServer } from "./support/chat.js"
+import { startCollector } from "./support/otlpCollector.js"
 import { request } from "./support/server.js"
-
-interface ReceivedSpan {
-  readonly name: string
-  readonly traceId: string
-  readonly attributes: ReadonlyArray<{ readonly key: string }>
-}
-
-/** A minimal OTLP/HTTP collector: keeps the spans of every JSON export posted to /v1/traces. */
-const startCollector = async () => {
-  const spans: Array<ReceivedSpan> = []
-  const resources: Array<unknown> = []
-  const paths: Array<string> = []
-  const server: Server = createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (chunk: Buffer) => chunks.push(chunk))
-    req.on("end", () => {
-      paths.push(req.url ?? "")
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
-      for (const resourceSpans of body.resourceSpans ?? []) {
-        resources.push(resourceSpans.resource)
-        for (const scopeSpans of resourceSpans.scopeSpans ?? []) spans.push(...(scopeSpans.spans ?? []))
-      }
-      res.writeHead(200, { "content-type": "application/json" }).end("{}")
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return { url, spans, resources, paths, close: () => new Promise((resolve) => server.close(resolve)) }
-}
 
 describe("OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT)", () => {
   let collector: Awaited<ReturnType<typeof startCollector>>

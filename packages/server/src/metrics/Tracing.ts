@@ -1,4 +1,6 @@
+import { HttpMiddleware } from "@effect/platform"
 import { Effect, Layer } from "effect"
+import { constTrue } from "effect/Function"
 
 export interface TracingOptions {
   /** `OTEL_EXPORTER_OTLP_ENDPOINT`: the collector's base URL; traces go to `<it>/v1/traces`. */
@@ -33,11 +35,24 @@ export const layer = (options: TracingOptions): Layer.Layer<never> =>
     }),
   )
 
+/**
+ * The platform's own server span (`HttpMiddleware.tracer`, built into every served app) turned
+ * off: it exports `url.full` with query values and every header outside a short denylist, and
+ * adopts any caller's `traceparent`. `RequestSpan.middleware` makes the request span instead.
+ */
+export const platformServerSpansOff: Layer.Layer<never> = Layer.fiberRefLocallyScopedWith(
+  HttpMiddleware.currentTracerDisabledWhen,
+  () => constTrue,
+)
+
 /** OTLP export when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (loaded then only), else every span a no-op. */
 export const fromConfig = (
   config: { readonly otlpEndpoint?: string | undefined; readonly otelServiceName?: string | undefined },
   serviceVersion: string,
 ): Layer.Layer<never> =>
-  config.otlpEndpoint === undefined
-    ? Layer.setTracerEnabled(false)
-    : layer({ endpoint: config.otlpEndpoint, serviceName: config.otelServiceName, serviceVersion })
+  Layer.merge(
+    platformServerSpansOff,
+    config.otlpEndpoint === undefined
+      ? Layer.setTracerEnabled(false)
+      : layer({ endpoint: config.otlpEndpoint, serviceName: config.otelServiceName, serviceVersion }),
+  )

@@ -2,6 +2,7 @@ import { DueRunner, type Kernel, type Scheduler } from "@aide/kernel"
 import { type HttpApi, HttpApiBuilder, type HttpRouter } from "@effect/platform"
 import { Data, Layer, Option, type Redacted, Supervisor } from "effect"
 import type { TrustProxy } from "../http/ClientAddress.js"
+import * as RequestSpan from "../metrics/RequestSpan.js"
 import type { ServerOptions } from "../Server.js"
 import * as Background from "./Background.js"
 import * as RunDue from "./RunDue.js"
@@ -69,11 +70,14 @@ type ApiLayer<E> = Layer.Layer<HttpApi.Api | HttpRouter.HttpRouter.DefaultServic
 
 /** `HttpApiBuilder.toWebHandler` of `api`, in serverless mode when `options.serverless`. */
 export const make = <E>(
-  options: ServerlessOptions & KernelOptionsHolder & { readonly trustProxy: TrustProxy },
+  options: ServerlessOptions &
+    KernelOptionsHolder & { readonly trustProxy: TrustProxy; readonly otlpEndpoint?: string | undefined },
   api: ApiLayer<E>,
 ): WebHandler => {
+  // The request span (Aide's, not the platform's: see RequestSpan) only when something exports it.
+  const traced = options.otlpEndpoint === undefined ? undefined : RequestSpan.middleware
   if (options.serverless !== true) {
-    const { handler, dispose } = HttpApiBuilder.toWebHandler(api)
+    const { handler, dispose } = HttpApiBuilder.toWebHandler(api, traced === undefined ? {} : { middleware: traced })
     return { handler: (request) => handler(request), dispose }
   }
   const background = Background.make()
@@ -83,7 +87,7 @@ export const make = <E>(
   }).pipe(Layer.provide(DueRunner.layer(schedulerSettings(options.kernel?.scheduler))))
   const { handler, dispose } = HttpApiBuilder.toWebHandler(
     trigger.pipe(Layer.provideMerge(api), Layer.provide(Supervisor.addSupervisor(background.supervisor))),
-    { middleware: background.middleware },
+    { middleware: traced === undefined ? background.middleware : (app) => background.middleware(traced(app)) },
   )
   const handle = (waitUntil: Background.WaitUntil | undefined) =>
     background.wrap((request) => handler(request), waitUntil)
