@@ -1,5 +1,7 @@
 /** What the CLI prints: colours only on a TTY without NO_COLOR, ✓/✗ lines, progress on stderr. */
 
+import { printable } from "./Printable.js"
+
 /** Exit codes scripts can rely on (documented in docs/cli.md). */
 export const ExitCode = {
   ok: 0,
@@ -41,8 +43,9 @@ export const print = (line = "") => {
   process.stdout.write(`${line}\n`)
 }
 
+/** An error's message may quote a server's or a plugin's words: printed without their control sequences. */
 export const printError = (line: string) => {
-  process.stderr.write(`${paint(31, process.stderr)("aide:")} ${line}\n`)
+  process.stderr.write(`${paint(31, process.stderr)("aide:")} ${printable(line, { multiline: true })}\n`)
 }
 
 export const printJson = (value: unknown) => {

@@ -4,6 +4,8 @@ import type { AideClient } from "@aide/client"
 import * as Credentials from "../Credentials.js"
 import { dataDirFor } from "../LocalServers.js"
 import { bold, dim, Failure, green, print, red, yellow } from "../Output.js"
+import { folderOf, isPluginId, notAnId } from "../PluginIds.js"
+import { printable } from "../Printable.js"
 import { connectLoggedIn } from "../Session.js"
 
 type PluginEntry = Awaited<ReturnType<AideClient["plugins"]["list"]>>[number]
@@ -16,16 +18,19 @@ type PluginEntry = Awaited<ReturnType<AideClient["plugins"]["list"]>>[number]
  */
 export const revisionKey = "devReload"
 
+/** The manifest's id, checked before anything uses it: it names a link, a config key, a plugin. */
 const readId = (folder: string) => {
   const file = join(folder, "aide.plugin.json")
   if (!existsSync(file)) throw new Failure(`no aide.plugin.json in ${folder}: aide plugin new <id> writes one`)
+  let id: unknown
   try {
-    const id = (JSON.parse(readFileSync(file, "utf8")) as { id?: unknown }).id
-    if (typeof id === "string") return id
+    id = (JSON.parse(readFileSync(file, "utf8")) as { id?: unknown }).id
   } catch {
     // said below
   }
-  throw new Failure(`${file} has no readable "id"`)
+  if (id === undefined) throw new Failure(`${file} has no readable "id"`)
+  if (!isPluginId(id)) throw new Failure(`${file}: ${notAnId(id)} (the server would refuse it too)`)
+  return id
 }
 
 const find = async (client: AideClient, id: string) => (await client.plugins.list()).find((entry) => entry.id === id)
@@ -56,9 +61,13 @@ const report = async (client: AideClient, id: string, why: string) => {
   const provided = [...(entry.provides.tools?.toolIds ?? []), ...(entry.provides.agents?.agentIds ?? [])]
   if (problems.length > 0) {
     print(`${red("✗")} ${dim(time)} ${bold(id)} did not load (${why}):`)
-    for (const problem of problems) print(`  ${problem}`)
+    // The plugin's own words (its error messages): printable, each continuation line indented.
+    for (const problem of problems) print(`  ${printable(problem, { multiline: true }).replace(/\n/g, "\n  ")}`)
   } else if (loading(entry)) print(`${yellow("…")} ${dim(time)} ${bold(id)} still loading after 60 s (${why})`)
-  else print(`${green("✓")} ${dim(time)} ${bold(id)} loaded (${why}): ${provided.join(", ") || "nothing provided"}`)
+  else
+    print(
+      `${green("✓")} ${dim(time)} ${bold(id)} loaded (${why}): ${printable(provided.join(", ")) || "nothing provided"}`,
+    )
 }
 
 /** Files whose change reloads: not dependencies, VCS data, editors' swap and backup files. */
@@ -72,7 +81,7 @@ export const dev = async (folderArgument: string, values: { url?: string; "data-
   if ((await find(client, id)) === undefined) {
     // The server does not see the folder: link it into its plugins folder, when that is here.
     const dataDir = dataDirFor(values["data-dir"], Credentials.serverUrl(values.url))
-    const link = join(dataDir.dir, "plugins", id)
+    const link = folderOf(join(dataDir.dir, "plugins"), id)
     if (dataDir.local && existsSync(dataDir.dir) && !existsSync(link)) {
       mkdirSync(join(dataDir.dir, "plugins"), { recursive: true, mode: 0o700 })
       symlinkSync(folder, link, "dir")
@@ -101,12 +110,13 @@ export const dev = async (folderArgument: string, values: { url?: string; "data-
     changed.add(file.toString())
     clearTimeout(timer)
     timer = setTimeout(() => {
-      const files = [...changed].sort().join(", ")
+      const files = printable([...changed].sort().join(", "))
       changed = new Set()
       running = running
         .then(() => reload(`${files} changed`))
         .catch((error) => {
-          print(`${red("✗")} reload failed: ${error instanceof Error ? error.message : String(error)}`)
+          const message = error instanceof Error ? error.message : String(error)
+          print(`${red("✗")} reload failed: ${printable(message, { multiline: true })}`)
         })
     }, 200)
   })

@@ -1,9 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 import { Failure, UsageError } from "../Output.js"
-
-/** The manifest's rule for a plugin id (PluginManifest.ts). */
-const pluginId = /^[a-z0-9][a-z0-9._-]{0,63}$/
+import { folderOf, isPluginId, notAnId } from "../PluginIds.js"
 
 const manifest = (id: string) => ({
   manifestVersion: 1,
@@ -120,11 +118,8 @@ const packageJson = (id: string) => ({
 
 /** Writes a new plugin's folder `<parent>/<id>`: manifest, a working tool, its test, a README. */
 export const scaffold = (id: string, parent: string): { readonly folder: string; readonly files: Array<string> } => {
-  if (!pluginId.test(id))
-    throw new UsageError(
-      `${id} is not a plugin id: lower-case letters, digits, . _ - (at most 64, starting with a letter or digit)`,
-    )
-  const folder = resolve(parent, id)
+  if (!isPluginId(id)) throw new UsageError(notAnId(id))
+  const folder = folderOf(resolve(parent), id)
   if (existsSync(folder)) throw new Failure(`${folder} exists already: choose another id or --dir`)
   const shown = relative(process.cwd(), folder) || "."
   const files: Record<string, string> = {

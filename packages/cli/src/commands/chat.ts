@@ -2,14 +2,17 @@ import type { AideClient } from "@aide/client"
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
 import { bold, cyan, dim, Failure, green, print, red, UsageError, yellow } from "../Output.js"
+import { printable } from "../Printable.js"
 import { ask, askKey } from "../Prompt.js"
 import { connectLoggedIn } from "../Session.js"
 
 type ChatStream = Awaited<ReturnType<AideClient["chat"]["send"]>>
 
+/** A tool's input or output on one line: a plugin's words, so printable only. */
 const short = (value: unknown, max = 160) => {
-  const text = typeof value === "string" ? value : JSON.stringify(value)
-  return text === undefined ? "" : text.length > max ? `${text.slice(0, max)}…` : text
+  const json = typeof value === "string" ? value : JSON.stringify(value)
+  const text = json === undefined ? "" : printable(json)
+  return text.length > max ? `${text.slice(0, max)}…` : text
 }
 
 /** A pending decision: a tool call of a run waiting for approval. */
@@ -70,13 +73,13 @@ class Renderer {
         this.result(chunk.toolCallId, chunk.output)
         break
       case "tool-output-error":
-        this.line(`  ${red("↳ failed:")} ${chunk.errorText}`)
+        this.line(`  ${red("↳ failed:")} ${printable(chunk.errorText, { multiline: true })}`)
         break
       case "tool-output-denied":
         this.line(`  ${yellow("↳ denied")}`)
         break
       case "error":
-        this.line(red(`error: ${chunk.errorText}`))
+        this.line(red(`error: ${printable(chunk.errorText, { multiline: true })}`))
         break
       case "abort":
         this.line(yellow("(stopped)"))
@@ -89,16 +92,18 @@ class Renderer {
   }
 
   text(delta: string) {
-    if (delta === "") return
-    if (!this.midLine) process.stdout.write(cyan("aide› "))
-    process.stdout.write(delta)
+    // The model's words may repeat a tool's (a plugin's, a web page's): no control sequences either.
+    const shown = printable(delta, { multiline: true })
     this.shown.text += delta
-    this.midLine = !delta.endsWith("\n")
+    if (shown === "") return
+    if (!this.midLine) process.stdout.write(cyan("aide› "))
+    process.stdout.write(shown)
+    this.midLine = !shown.endsWith("\n")
   }
 
   call(toolCallId: string, toolName: string, input: unknown) {
     this.shown.calls.add(toolCallId)
-    this.line(`${yellow("⚙")} ${bold(toolName)} ${dim(short(input))}`)
+    this.line(`${yellow("⚙")} ${bold(printable(toolName))} ${dim(short(input))}`)
   }
 
   result(toolCallId: string, output: unknown) {
@@ -219,7 +224,9 @@ const converse = async (
     }
     shown = nothingShown()
     for (const call of outcome.pending) {
-      const answer = await ask(`${yellow("?")} allow ${bold(call.toolName)} ${dim(short(call.input))}? [y/n] `)
+      const answer = await ask(
+        `${yellow("?")} allow ${bold(printable(call.toolName))} ${dim(short(call.input))}? [y/n] `,
+      )
       if (answer === undefined) {
         print(dim(`undecided; decide later with: aide chat --thread ${thread}`))
         return false

@@ -1,6 +1,7 @@
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
 import { bold, dim, green, print, printJson, UsageError } from "../Output.js"
+import { printable } from "../Printable.js"
 import { connectLoggedIn } from "../Session.js"
 import { when } from "../When.js"
 
@@ -92,7 +93,8 @@ that branch's title, marked "branch of <root id>". Times are local ("5 min ago",
       const title = (onBranch ? branchTitles.get(id) : undefined) ?? thread.title ?? "(untitled)"
       const streaming = thread.threadIds.some((member) => active.has(member)) ? green(" streaming") : ""
       const branch = onBranch ? dim(` (branch of ${thread.id})`) : ""
-      print(`${id}  ${dim(when(thread.updatedAt).padEnd(16))}  ${bold(title)}${branch}${streaming}`)
+      // Titles are the model's words (it may repeat a tool's, a plugin's): printable only.
+      print(`${id}  ${dim(when(thread.updatedAt).padEnd(16))}  ${bold(printable(title))}${branch}${streaming}`)
     }
     return 0
   },
@@ -119,7 +121,7 @@ Lists the inbox (GET /api/inbox), newest first: scheduled tasks' results and the
     if (messages.length === 0) print(dim(values.unread ? "no unread messages" : "the inbox is empty"))
     for (const message of messages)
       print(
-        `${message.read ? " " : green("●")} ${message.id}  ${dim(when(message.createdAt).padEnd(16))}  ${bold(message.subject)}`,
+        `${message.read ? " " : green("●")} ${message.id}  ${dim(when(message.createdAt).padEnd(16))}  ${bold(printable(message.subject))}`,
       )
     return 0
   },

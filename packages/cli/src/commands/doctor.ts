@@ -3,6 +3,7 @@ import type { Command } from "../Command.js"
 import * as Credentials from "../Credentials.js"
 import { dataDirFor, isLocal } from "../LocalServers.js"
 import { bold, dim, print, printJson } from "../Output.js"
+import { printable } from "../Printable.js"
 import { connect } from "../Session.js"
 import { type Check, dataDirChecks, markOf, ownerCheck, portCheck, skipped } from "./LocalChecks.js"
 
@@ -179,8 +180,9 @@ would run it). Exit 1 when any check fails; a check not run is not a failure.
       print(dim(`server ${server}${Credentials.load(server) === undefined ? " (not logged in)" : ""}`))
       print(dim(`data directory ${dataDir.dir} (${dataDir.source})`))
       for (const check of checks) {
-        print(`${markOf(check)} ${check.name}: ${check.detail}`)
-        if (!check.ok && check.fix) print(`  ${dim(check.skipped ? "to check it:" : "fix:")} ${check.fix}`)
+        // Plugin ids and problems, MCP errors: relayed words of others, printable only.
+        print(`${markOf(check)} ${printable(check.name)}: ${printable(check.detail)}`)
+        if (!check.ok && check.fix) print(`  ${dim(check.skipped ? "to check it:" : "fix:")} ${printable(check.fix)}`)
       }
       const summary =
         failed === 0

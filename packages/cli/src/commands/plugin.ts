@@ -6,6 +6,8 @@ import type { Command } from "../Command.js"
 import * as Credentials from "../Credentials.js"
 import { dataDirFor } from "../LocalServers.js"
 import { bold, dim, Failure, green, print, printJson, progress, red, UsageError, yellow } from "../Output.js"
+import { isPluginId, notAnId } from "../PluginIds.js"
+import { printable } from "../Printable.js"
 import { connectLoggedIn } from "../Session.js"
 import { dev } from "./PluginDev.js"
 import { scaffold } from "./PluginScaffold.js"
@@ -55,11 +57,11 @@ const add = async (argv: ReadonlyArray<string>) => {
   // As docs/plugins.md documents it: no install scripts, a folder of its own.
   const result = await npm(
     ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", prefix, spec],
-    (line) => step.update(line.trim()),
+    (line) => step.update(printable(line.trim())),
   )
   if (result.status !== 0) {
     step.fail(`npm could not install ${spec}`)
-    process.stderr.write(result.output)
+    process.stderr.write(printable(result.output, { multiline: true }))
     throw new Failure("the install failed (npm's output above)")
   }
   step.done(`installed ${spec}`)
@@ -69,22 +71,30 @@ const add = async (argv: ReadonlyArray<string>) => {
   const manifest = folder === undefined ? undefined : readJson(join(folder, "aide.plugin.json"))
   if (manifest === undefined) {
     if (values.json) printJson({ package: name ?? spec, plugin: null })
-    else print(`${red("✗")} ${name ?? spec} has no aide.plugin.json at its root: it is not an Aide plugin`)
+    else print(`${red("✗")} ${printable(name ?? spec)} has no aide.plugin.json at its root: it is not an Aide plugin`)
     return 1
   }
-  const provides = Object.keys(manifest.provides ?? {})
   if (values.json) {
     printJson({ package: name, folder, plugin: manifest })
     return 0
   }
-  print(`${green("✓")} plugin ${bold(manifest.id)} — ${manifest.name}${manifest.version ? ` ${manifest.version}` : ""}`)
-  if (manifest.description) print(`  ${manifest.description}`)
-  if (provides.length > 0) print(`  provides: ${provides.join(", ")}`)
+  // All of it the package's words, unchecked (the server checks the manifest): printable only.
+  const id = printable(manifest.id)
+  const provides = printable(Object.keys(manifest.provides ?? {}).join(", "))
+  print(
+    `${green("✓")} plugin ${bold(id)} — ${printable(manifest.name)}${manifest.version ? ` ${printable(manifest.version)}` : ""}`,
+  )
+  if (manifest.description) print(`  ${printable(manifest.description)}`)
+  if (provides !== "") print(`  provides: ${provides}`)
   for (const variable of manifest.envVars ?? [])
-    print(`  needs ${variable.name}${variable.required ? "" : " (optional)"} in the server's environment`)
+    print(`  needs ${printable(variable.name)}${variable.required ? "" : " (optional)"} in the server's environment`)
   const required = (manifest.configFields ?? []).filter((field: any) => field.required)
-  for (const field of required) print(`  needs plugins.${manifest.id}.${field.key} (${field.label})`)
-  print(`\nEnable it (no restart needed):\n  aide config set plugins.${manifest.id}.enabled true`)
+  for (const field of required) print(`  needs plugins.${id}.${printable(field.key)} (${printable(field.label)})`)
+  if (!isPluginId(manifest.id)) {
+    print(`${red("✗")} ${notAnId(manifest.id)}: the server will not load it`)
+    return 1
+  }
+  print(`\nEnable it (no restart needed):\n  aide config set plugins.${id}.enabled true`)
   return 0
 }
 
@@ -104,8 +114,10 @@ const list = async (argv: ReadonlyArray<string>) => {
         ? yellow("enabled, skipped")
         : green("enabled")
       : dim("disabled")
-    print(`${bold(plugin.id)}  ${plugin.name}${plugin.version ? ` ${plugin.version}` : ""}  ${state}`)
-    for (const problem of plugin.validationErrors) print(`  ${yellow("!")} ${problem}`)
+    // Names, versions and problems are the plugins' words, relayed by the server: printable only.
+    const version = plugin.version ? ` ${printable(plugin.version)}` : ""
+    print(`${bold(printable(plugin.id))}  ${printable(plugin.name)}${version}  ${state}`)
+    for (const problem of plugin.validationErrors) print(`  ${yellow("!")} ${printable(problem)}`)
   }
   return 0
 }

@@ -1,3 +1,4 @@
+import * as Path from "node:path"
 import { Schema } from "effect"
 
 /**
@@ -14,9 +15,23 @@ const text = (max: number) =>
 const optionalText = (max: number, description: string) =>
   Schema.optionalWith(Schema.NullOr(text(max)), { exact: true }).annotations({ description })
 
-/** Ids appear in tool ids as `<pluginId>:<toolId>`: no colons, no spaces. */
+/**
+ * Ids appear in tool ids as `<pluginId>:<toolId>`: no colons, no spaces. They also name folders
+ * (the precompiled modules' cache, `aide plugin dev`'s link): no slash or backslash, and never `.` or `..`
+ * (the first character is a letter or a digit), so an id is always one path segment.
+ */
+export const pluginIdPattern = /^[a-z0-9][a-z0-9._-]{0,63}$/
+
+/**
+ * `parent/id`, or undefined when `id` is not a plugin id: every place an id names a folder goes
+ * through this, so an id that did not come through the schema (a manifest the discovery could not
+ * read names its plugin after the raw `id`) can never reach outside `parent`.
+ */
+export const folderOf = (parent: string, id: string): string | undefined =>
+  pluginIdPattern.test(id) ? Path.join(parent, id) : undefined
+
 export const PluginId = Schema.String.pipe(
-  Schema.pattern(/^[a-z0-9][a-z0-9._-]{0,63}$/, {
+  Schema.pattern(pluginIdPattern, {
     message: () => "must be 1–64 characters: lower-case letters, digits, '.', '_' or '-' (no colons)",
   }),
 ).annotations({ identifier: "PluginId" })

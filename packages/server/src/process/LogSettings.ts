@@ -1,5 +1,6 @@
 import { UrlRedaction } from "@aide/kernel/internal"
 import { Cause, Either, HashMap, Logger, LogLevel } from "effect"
+import { terminalText } from "./TerminalText.js"
 
 /** Names accepted by `AIDE_LOG_LEVEL`, in any case; `warn` and `off` are the usual spellings. */
 const levels: Record<string, LogLevel.LogLevel> = {
@@ -48,13 +49,14 @@ const redactValue = (value: unknown): unknown =>
       : value
 
 /**
- * A logged failure whose text names a URL with credentials, as one error with that text masked
- * (printed the same way: first line, then its trace); any other cause is left as it is.
+ * A logged failure whose text `rewrite` changes (a URL with credentials masked, control sequences
+ * removed), as one error with the rewritten text (printed the same way: first line, then its
+ * trace); any other cause is left as it is.
  */
-const redactCause = (cause: Cause.Cause<unknown>): Cause.Cause<unknown> => {
+const rewriteCause = (cause: Cause.Cause<unknown>, rewrite: (text: string) => string): Cause.Cause<unknown> => {
   if (Cause.isEmpty(cause)) return cause
   const text = Cause.pretty(cause)
-  const masked = UrlRedaction.redactText(text)
+  const masked = rewrite(text)
   if (masked === text) return cause
   const newline = masked.indexOf("\n")
   const error = new Error((newline === -1 ? masked : masked.slice(0, newline)).replace(/^Error: /, ""))
@@ -72,11 +74,29 @@ const redacting = <A>(logger: Logger.Logger<unknown, A>) =>
     ...options,
     message: Array.isArray(options.message) ? options.message.map(redactValue) : redactValue(options.message),
     annotations: HashMap.map(options.annotations, redactValue),
-    cause: redactCause(options.cause),
+    cause: rewriteCause(options.cause, UrlRedaction.redactText),
+  }))
+
+const printableValue = (value: unknown): unknown =>
+  typeof value === "string" ? terminalText(value) : value instanceof Error ? terminalText(String(value)) : value
+
+/**
+ * For a terminal: every line's message, annotations and cause without control sequences. A
+ * plugin's load error is logged with its own message, which must not set the operator's window
+ * title or paint a fake line; the `json` format escapes them already.
+ */
+const printableOnTerminal = <A>(logger: Logger.Logger<unknown, A>) =>
+  Logger.mapInputOptions(logger, (options) => ({
+    ...options,
+    message: Array.isArray(options.message) ? options.message.map(printableValue) : printableValue(options.message),
+    annotations: HashMap.map(options.annotations, printableValue),
+    cause: rewriteCause(options.cause, terminalText),
   }))
 
 export const loggerLayer = (format: LogFormat) =>
   Logger.replace(
     Logger.defaultLogger,
-    redacting(format === "pretty" ? Logger.prettyLoggerDefault : Logger.withConsoleLog(Logger.jsonLogger)),
+    redacting(
+      format === "pretty" ? printableOnTerminal(Logger.prettyLoggerDefault) : Logger.withConsoleLog(Logger.jsonLogger),
+    ),
   )

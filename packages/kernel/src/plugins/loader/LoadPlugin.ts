@@ -1,9 +1,8 @@
-import * as Path from "node:path"
 import { Effect, type Scope } from "effect"
 import type { ToolDefinition } from "../../tools/ToolRegistry.js"
 import type { DiscoveredPlugin } from "../PluginDiscovery.js"
 import { allowedEnv } from "../PluginEnv.js"
-import type { PluginManifest } from "../PluginManifest.js"
+import { folderOf, type PluginManifest } from "../PluginManifest.js"
 import * as PluginProcess from "../sandbox/PluginProcess.js"
 import { type AgentDeps, type AgentInfo, delegate, resolveToolIds } from "./PluginAgent.js"
 import { declaredEnv, type ProcessPlan, plan } from "./PluginPlan.js"
@@ -55,7 +54,9 @@ const modulesOf = (
   memoryMb: number,
 ): Effect.Effect<string | undefined> => {
   if (modulesDir === undefined || processPlan.trust !== "compartment") return Effect.succeed(undefined)
-  const cacheDir = Path.join(modulesDir, plugin.id)
+  const cacheDir = folderOf(modulesDir, plugin.id)
+  // Not reached with a checked manifest (its id is one path segment): no cache rather than one elsewhere.
+  if (cacheDir === undefined) return Effect.succeed(undefined)
   const entries = [...processPlan.entries.tools, ...processPlan.entries.agents]
   return precompile({ directory: plugin.directory, entries, cacheDir, memoryMb }).pipe(
     Effect.tap((summary) => Effect.logDebug("plugin modules precompiled", summary)),
