@@ -160,8 +160,9 @@ export default [
     attempt(async () => (await context.fetch("https://public.example.com/in", { method: "POST", body: "x".repeat(input.bytes) })).status)),
   tool("burst", async (input, context) => {
     const settled = await Promise.allSettled(Array.from({ length: 200 }, () => context.fetch("https://public.example.com/slow")))
-    const refused = settled.filter((one) => one.status === "rejected").map((one) => one.reason.message)
-    return { ok: settled.length - refused.length, refused: refused.length, reason: refused[0] }
+    const refused = {}
+    for (const one of settled) if (one.status === "rejected") refused[one.reason.message] = (refused[one.reason.message] ?? 0) + 1
+    return { ok: settled.filter((one) => one.status === "fulfilled").length, refused }
   }),
   tool("get", (input, context) =>
     attempt(async () => (await (await context.fetch("https://public.example.com/out")).arrayBuffer()).byteLength)),
@@ -213,12 +214,15 @@ describe("brokered fetch bodies", () => {
     expect(received).toEqual([1000])
   })
 
-  it("a burst of 200 fetches: 64 are served at once, the rest refused at once", async () => {
+  it("a burst of 200 fetches: the wire takes 64, the broker sends 8 of them and refuses the rest", async () => {
     const process = await start()
+    // The broker's own bounds: plugin-fetch-flood.test.ts.
     expect(await call(process, "burst")).toEqual({
-      ok: 64,
-      refused: 136,
-      reason: "fetch refused: more than 64 requests in flight",
+      ok: 8,
+      refused: {
+        "fetch refused: more than 8 fetches in flight": 56,
+        "fetch refused: more than 64 requests in flight": 136,
+      },
     })
   })
 
