@@ -3,6 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Either } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import * as Frames from "../../src/plugins/sandbox/Frames.js"
 import { call, callFails, closeAll, eventually, startPlugin } from "../plugins/sandbox-support.js"
 
 /**
@@ -105,6 +106,23 @@ describe("a compartment plugin's hostile errors are tool errors, never a host ex
   it("a log line whose message and data are hostile objects is logged as the host's words", async () => {
     const process = await startPlugin({ pluginId: "hostile-errors", directory: hostileErrors, backoff })
     expect(await call(process, "log")).toBe("logged")
+  })
+})
+
+describe("the frame reader", () => {
+  it("gives the same messages however the bytes are cut: whole, byte by byte, or across headers", () => {
+    const messages = [{ kind: "log", message: "é".repeat(300) }, { id: "c1" }, { text: "x".repeat(70_000) }, { n: 1 }]
+    const bytes = Buffer.concat(messages.map((message) => Frames.encode(message)))
+    for (const size of [bytes.length, 1, 3, 5, 4096, 65_536]) {
+      const seen: Array<unknown> = []
+      const reader = Frames.reader(
+        1024 * 1024,
+        (text) => seen.push(JSON.parse(text)),
+        (reason) => seen.push(reason),
+      )
+      for (let at = 0; at < bytes.length; at += size) reader.push(bytes.subarray(at, at + size))
+      expect(seen).toEqual(messages)
+    }
   })
 })
 

@@ -26,6 +26,8 @@ export const defaultFetchLimits: FetchLimits = { inFlight: 8, perSecond: 10, bur
 
 /** How long a refusal by the limiter waits for its answer, with the others of its batch. */
 export const refusalDelayMs = 100
+/** Refusals held at most (the wire lets 64 requests in at once); past it they are answered at once. */
+const maxHeld = 256
 
 export interface LimitedFetch {
   readonly handle: Handler
@@ -55,14 +57,16 @@ export const limitFetches = (limits: FetchLimits, handler: Handler, now: () => n
     held = []
     for (const refuse of batch) refuse()
   }
-  const refuseLater = (message: string) =>
-    new Promise<never>((_, reject) => {
-      held.push(() => reject(new Error(message)))
-      if (timer === undefined) {
-        timer = setTimeout(flush, refusalDelayMs)
-        timer.unref()
-      }
-    })
+  const refuseLater = (message: string): Promise<never> =>
+    held.length >= maxHeld
+      ? Promise.reject(new Error(message))
+      : new Promise<never>((_, reject) => {
+          held.push(() => reject(new Error(message)))
+          if (timer === undefined) {
+            timer = setTimeout(flush, refusalDelayMs)
+            timer.unref()
+          }
+        })
   const inFlightText = `fetch refused: more than ${limits.inFlight} fetches in flight`
   const rateText = `fetch refused: rate limited (${limits.perSecond} fetches a second, bursts of ${limits.burst}); try again later`
 
