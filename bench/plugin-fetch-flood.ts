@@ -8,6 +8,8 @@
 //
 //   npx tsx bench/plugin-fetch-flood.ts    # env FETCHES [20000], LOOP_MS [6000], WAVE [1000], ROUNDS [2], MODES [loop,burst]
 import { mkdtempSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { monitorEventLoopDelay } from "node:perf_hooks"
@@ -65,25 +67,52 @@ const plugin = await Effect.runPromise(
   }).pipe(Scope.extend(scope)),
 )
 
+const root = createServer((_, response) => response.end("ok"))
+await new Promise<void>((resolve) => root.listen(0, "127.0.0.1", resolve))
+const rootUrl = `http://127.0.0.1:${(root.address() as AddressInfo).port}/`
+/** `GET /` every 20 ms until `stop()`: each answer's time in ms. */
+const probe = () => {
+  const times: Array<number> = []
+  let running = true
+  const done = (async () => {
+    while (running) {
+      const sent = performance.now()
+      await (await fetch(rootUrl)).text()
+      times.push(performance.now() - sent)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  })()
+  return async () => {
+    running = false
+    await done
+    const sorted = times.sort((a, b) => a - b)
+    return { probeMaxMs: Math.round(sorted.at(-1) ?? 0), probeMedianMs: Math.round(sorted[sorted.length >> 1] ?? 0) }
+  }
+}
+
 for (const mode of modes) {
   for (let round = 0; round < rounds; round++) {
     const delay = monitorEventLoopDelay({ resolution: 5 })
     delay.enable()
     const cpu = process.cpuUsage()
     const started = performance.now()
+    const stopProbe = process.env.PROBE ? probe() : undefined
     const outcome = await Effect.runPromise(Effect.either(plugin.callTool(mode, { n: fetches, ms: loopMs, wave })))
     const wallMs = Math.round(performance.now() - started)
     const used = process.cpuUsage(cpu)
     delay.disable()
+    const probed = (await stopProbe?.()) ?? {}
     console.log(
       JSON.stringify({
         mode,
         hostCpuMs: Math.round((used.user + used.system) / 1000),
         wallMs,
         stallMs: Math.round(delay.max / 1e6),
+        ...probed,
         outcome: outcome._tag === "Right" ? outcome.right : outcome.left.message,
       }),
     )
   }
 }
 await Effect.runPromise(Scope.close(scope, Exit.void))
+root.close()
