@@ -105,9 +105,21 @@ export const spawn = (options: ChildOptions): Child => {
   }
   const open = () => !exitedYet && wire?.writable === true && killedFor === undefined
 
+  // The messages of one turn of the event loop go out in one write: a burst of requests refused
+  // at once (or a batch of held refusals) costs the host one system call, not one each.
+  let corked = false
+  const uncork = () => {
+    corked = false
+    wire?.uncork()
+  }
   const send = (message: object) => {
     if (!open()) return
     try {
+      if (!corked && wire !== null && wire !== undefined) {
+        corked = true
+        wire.cork()
+        setImmediate(uncork)
+      }
       wire?.write(Frames.encode(message))
     } catch (error) {
       kill({ reason: "protocol", message: `a message to the plugin could not be sent (${failureText(error)})` })

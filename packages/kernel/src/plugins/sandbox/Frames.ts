@@ -10,10 +10,13 @@ export const headerBytes = 4
 
 /** A message as its frame; throws for a value JSON cannot encode. */
 export const encode = (message: unknown): Buffer => {
-  const body = Buffer.from(JSON.stringify(message), "utf8")
-  const header = Buffer.alloc(headerBytes)
-  header.writeUInt32BE(body.length, 0)
-  return Buffer.concat([header, body])
+  const text = JSON.stringify(message)
+  // One buffer per frame (a flood of refusals is answered frame by frame).
+  const bytes = Buffer.byteLength(text, "utf8")
+  const frame = Buffer.allocUnsafe(headerBytes + bytes)
+  frame.writeUInt32BE(bytes, 0)
+  frame.write(text, headerBytes, "utf8")
+  return frame
 }
 
 export interface FrameReader {
@@ -41,12 +44,18 @@ export const reader = (
     let rest = chunk
     while (!refused && rest.length > 0) {
       if (expected < 0) {
-        const need = headerBytes - header.length
-        header = Buffer.concat([header, rest.subarray(0, need)])
-        rest = rest.subarray(need)
-        if (header.length < headerBytes) return
-        expected = header.readUInt32BE(0)
-        header = Buffer.alloc(0)
+        if (header.length === 0 && rest.length >= headerBytes) {
+          // The common case, a whole header in this chunk: no copy.
+          expected = rest.readUInt32BE(0)
+          rest = rest.subarray(headerBytes)
+        } else {
+          const need = headerBytes - header.length
+          header = Buffer.concat([header, rest.subarray(0, need)])
+          rest = rest.subarray(need)
+          if (header.length < headerBytes) return
+          expected = header.readUInt32BE(0)
+          header = Buffer.alloc(0)
+        }
         if (expected === 0 || expected > maxBytes) {
           refused = true
           refuse(
@@ -56,6 +65,14 @@ export const reader = (
           )
           return
         }
+        continue
+      }
+      if (received === 0 && rest.length >= expected) {
+        // A whole message in this chunk: decoded in place.
+        const text = rest.toString("utf8", 0, expected)
+        rest = rest.subarray(expected)
+        expected = -1
+        frame(text)
         continue
       }
       const take = rest.subarray(0, expected - received)

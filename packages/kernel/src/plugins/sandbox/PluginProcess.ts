@@ -4,6 +4,7 @@ import type { Permissions } from "../PluginManifest.js"
 import * as BrokeredFetch from "./BrokeredFetch.js"
 import type { ChildFailure } from "./Child.js"
 import { decode, type PluginDescription } from "./Description.js"
+import { defaultFetchLimits, type FetchLimits, limitFetches } from "./FetchLimiter.js"
 import { resolveFsGrants } from "./FsGrants.js"
 import { defaultLogRate, type LogRate, limitLogs } from "./LogLimiter.js"
 import { PluginCallError, PluginStartError } from "./SandboxErrors.js"
@@ -51,6 +52,8 @@ export interface PluginProcessOptions {
     readonly watchdog?: Partial<WatchdogOptions> | null
     /** Plugin log lines let through per second (LogLimiter.ts). */
     readonly logRate?: Partial<LogRate>
+    /** Brokered fetches in flight and per second (FetchLimiter.ts). */
+    readonly fetch?: Partial<FetchLimits>
   }
   /** Restart delays; default 1 s doubling to 60 s (tests shorten them). */
   readonly backoff?: Partial<Backoff>
@@ -79,7 +82,17 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
   Effect.gen(function* () {
     const runtime = yield* Effect.runtime<never>()
     const limits = { ...defaults, ...options.limits }
-    const fetch = BrokeredFetch.make(options.permissions.network ?? [], options.egress)
+    // Bounded before anything else looks at a request; one bucket per plugin process, kept across
+    // restarts. The broker sends all it is let in at once: a fetch is in flight or refused, never queued.
+    const fetchLimits = { ...defaultFetchLimits, ...options.limits?.fetch }
+    const brokered = BrokeredFetch.make(options.permissions.network ?? [], {
+      concurrency: fetchLimits.inFlight,
+      ...options.egress,
+    })
+    const fetch = yield* Effect.acquireRelease(
+      Effect.sync(() => limitFetches(fetchLimits, brokered)),
+      (limited) => Effect.sync(() => limited.close()),
+    )
     const write = (level: string, message: string, data?: unknown) =>
       Runtime.runFork(runtime)(
         Effect.logWithLevel(levelOf(level), message, ...(data === undefined ? [] : [data])).pipe(
@@ -98,7 +111,7 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
     const permissions = grants.fs.length === 0 ? otherPermissions : { ...otherPermissions, fs: grants.fs }
     const supervisedOptions: PluginProcessOptions = { ...options, permissions }
     const handle = (method: string, params: unknown, signal: AbortSignal): Promise<unknown> => {
-      if (method === "fetch") return fetch(params, signal)
+      if (method === "fetch") return fetch.handle(params, signal)
       if (options.onRequest === undefined) return Promise.reject(new Error(`${method} is not available`))
       return Runtime.runPromise(runtime)(options.onRequest(method, params), { signal })
     }
