@@ -132,3 +132,21 @@ describe("a task created between two passes fires at its first due time", () => 
     }),
   )
 })
+
+describe("a schedule switched back on still owes nothing from when it was off", () => {
+  it.scoped("master flag off at 07:00, a task created at 07:10, on again at 09:00:30: 08:00 does not fire", () =>
+    Effect.gen(function* () {
+      const warm = yield* warmInstance("2026-03-02T07:00:00Z")
+      yield* warm.appConfig.modify(() => Effect.succeed({ schedule: { enabled: false } }))
+      yield* TestClock.setTime(at("2026-03-02T07:10:00Z"))
+      const task = yield* warm.scheduler.create({ name: "Digest", prompt: "Summarise", cron: "0 8 * * *" })
+      yield* TestClock.setTime(at("2026-03-02T09:00:30Z"))
+      yield* warm.appConfig.modify(() => Effect.succeed({ schedule: { enabled: true } }))
+      yield* Effect.yieldNow()
+      yield* TestClock.setTime(at("2026-03-02T09:01:00Z"))
+      expect(yield* warm.runner.runDue).toEqual({ fired: 0 })
+      expect(yield* warm.manual.runDue).toEqual({ nextDueAt: new Date("2026-03-03T08:00:00Z"), failed: false })
+      expect(yield* warm.ledger.runs(task.id)).toEqual([])
+    }),
+  )
+})

@@ -1,7 +1,16 @@
 import { type Cause, Clock, Duration, Effect, FiberMap, Queue, type Scope, Stream } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
-import { armedAt, type Entry, heartbeatActive, heartbeatEntry, heartbeatOf, movedCursor, taskEntry } from "../DueTimes.js"
+import {
+  armedAt,
+  type Entry,
+  heartbeatActive,
+  heartbeatEntry,
+  heartbeatOf,
+  movedCursor,
+  taskEntry,
+} from "../DueTimes.js"
+import type { TaskState } from "../RunLedger.js"
 import { heartbeatTaskId } from "../ScheduleModel.js"
 import type { Firing } from "./firing.js"
 import type { Retirement } from "./retirement.js"
@@ -30,18 +39,26 @@ export const makeStep = (
 
     /**
      * Applies what a config change means for the runtime state: a new or re-enabled schedule owes
-     * nothing from before the change (its cursor moves to when it was made: `armedAt`), a new
-     * runAt is due again, a removed task is forgotten, and a disabled heartbeat stops at once.
+     * nothing from before the change, a new runAt is due again, a removed task is forgotten, and a
+     * disabled heartbeat stops at once. A re-armed schedule counts from the change: `now` when
+     * this process applies it as it is made (`since` undefined), else from what the process that
+     * made it recorded (`armedAt`), not from the pass that finds it.
      */
-    const reconcile = (before: AppConfigDocument, after: AppConfigDocument, since: number, now: number) =>
+    const reconcile = (before: AppConfigDocument, after: AppConfigDocument, since: number | undefined, now: number) =>
       Effect.gen(function* () {
         const previous = new Map(before.schedule.tasks.map((task) => [task.id, task]))
+        // The master flag switched on: a task this process meets now was off until now too.
+        const masterOn = !before.schedule.enabled && after.schedule.enabled
         const moved: Array<readonly [string, number]> = []
         for (const task of after.schedule.tasks) {
           const old = previous.get(task.id)
           previous.delete(task.id)
-          if (old === undefined) continue
-          const cursor = movedCursor(before, old, after, task, now)
+          const cursor =
+            old === undefined
+              ? masterOn && task.enabled !== false && task.cron !== undefined
+                ? now
+                : undefined
+              : movedCursor(before, old, after, task, now)
           if (cursor !== undefined) moved.push([task.id, cursor])
         }
         const hbBefore = heartbeatOf(before)
@@ -49,17 +66,16 @@ export const makeStep = (
         const heartbeatArmed =
           heartbeatActive(after) &&
           (!heartbeatActive(before) || hbBefore.cron !== hbAfter.cron || before.timezone !== after.timezone)
-        // The editor that made the change (here or in another process) recorded when: one read for all.
-        const recorded =
-          moved.some(([, cursor]) => cursor !== 0) || heartbeatArmed ? yield* state.ledger.states : new Map()
-        for (const [id, cursor] of moved) {
-          yield* state.setCursor(id, cursor === 0 ? 0 : armedAt(recorded.get(id)?.cursor, since, now))
-        }
+        // What the process that made the change recorded: one read for all.
+        const late = since !== undefined && (moved.some(([, cursor]) => cursor !== 0) || heartbeatArmed)
+        const recorded = late ? yield* state.ledger.states : new Map<string, TaskState>()
+        const armed = (id: string) => (since === undefined ? now : armedAt(recorded.get(id)?.cursor, since, now))
+        for (const [id, cursor] of moved) yield* state.setCursor(id, cursor === 0 ? 0 : armed(id))
         for (const id of previous.keys()) yield* state.forget(id)
         if (!heartbeatActive(after)) {
           yield* FiberMap.remove(state.fibers, heartbeatTaskId)
         } else if (heartbeatArmed) {
-          yield* state.setCursor(heartbeatTaskId, armedAt(recorded.get(heartbeatTaskId)?.cursor, since, now))
+          yield* state.setCursor(heartbeatTaskId, armed(heartbeatTaskId))
         }
       })
 
@@ -119,9 +135,9 @@ export const makeStep = (
     const lock = yield* Effect.makeSemaphore(1)
 
     /** Applies the config changes since the previous call; false when that failed (it is retried). */
-    const apply = (config: AppConfigDocument, now: number) =>
+    const apply = (config: AppConfigDocument, now: number, asMade: boolean) =>
       Effect.gen(function* () {
-        if (config !== previous) yield* reconcile(previous, config, previousAt, now)
+        if (config !== previous) yield* reconcile(previous, config, asMade ? undefined : previousAt, now)
         // New tasks start counting when they are applied (or from what the ledger recorded).
         if (config.schedule.enabled) yield* state.trackNew(entriesOf(config), now)
         previous = config
@@ -139,7 +155,7 @@ export const makeStep = (
       state.failure.last = undefined
       const config = yield* appConfig.get
       // Unapplied, the change is tried again (from the same `previous`) on the next pass.
-      return (yield* apply(config, yield* Clock.currentTimeMillis))
+      return (yield* apply(config, yield* Clock.currentTimeMillis, false))
         ? yield* tick(config).pipe(
             Effect.catchAllCause((cause) =>
               Effect.as(failed("scheduler: tick failed; retrying in a minute", cause), 0),
@@ -154,7 +170,7 @@ export const makeStep = (
      */
     const follow = Effect.forkScoped(
       Stream.runForEach(Stream.drop(appConfig.changes, 1), (config) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => apply(config, now)).pipe(lock.withPermits(1)),
+        Effect.flatMap(Clock.currentTimeMillis, (now) => apply(config, now, true)).pipe(lock.withPermits(1)),
       ),
     ).pipe(Effect.asVoid)
 
