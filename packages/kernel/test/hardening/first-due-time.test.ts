@@ -119,6 +119,21 @@ describe("a task created between two passes fires at its first due time", () => 
     }),
   )
 
+  it.scoped("the heartbeat switched on at 07:59 for 08:00 beats at an 08:00:30 pass", () =>
+    Effect.gen(function* () {
+      const warm = yield* warmInstance("2026-03-02T07:30:00Z")
+      yield* TestClock.setTime(at("2026-03-02T07:59:00Z"))
+      yield* warm.scheduler.updateHeartbeat({
+        enabled: true,
+        cron: "0 8 * * *",
+        tasks: [{ description: "Check the mail" }],
+      })
+      yield* TestClock.setTime(at("2026-03-02T08:00:30Z"))
+      expect(yield* warm.runner.runDue).toEqual({ fired: 1 })
+      expect(warm.model.calls).toHaveLength(1)
+    }),
+  )
+
   it.scoped("a task first seen long after its creation still catches up at most once", () =>
     Effect.gen(function* () {
       const warm = yield* warmInstance("2026-03-02T07:00:00Z")
