@@ -6,11 +6,12 @@ import * as TitleGenerator from "../../src/chat/TitleGenerator.js"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import * as Kernel from "../../src/Kernel.js"
 import * as DueRunner from "../../src/scheduler/DueRunner.js"
+import { armedAt } from "../../src/scheduler/DueTimes.js"
 import * as ManualScheduler from "../../src/scheduler/ManualScheduler.js"
 import { RunLedger } from "../../src/scheduler/RunLedger.js"
 import { Scheduler } from "../../src/scheduler/Scheduler.js"
 import { tempDirectory } from "../support/files.js"
-import { TestModel } from "../support/scheduler.js"
+import { settle, TestModel } from "../support/scheduler.js"
 
 /**
  * A due time after a task's creation (or re-arming) and before a pass fires, once, whatever the
@@ -31,6 +32,9 @@ const manualKernel = (dataDir: string, model: TestModel) =>
     chat: { maxRetries: 0 },
     scheduler: ManualScheduler.layer(),
   })
+
+// `settle` after each change: real time passes while the TestClock stands still, as schedulers
+// apply a change within milliseconds of it, before the clock moves on to the pass.
 
 /** A kernel at `start`, and a second instance's warm passes (built and run once before anything is created). */
 const warmInstance = (start: string) =>
@@ -62,6 +66,7 @@ describe("a task created between two passes fires at its first due time", () => 
       const warm = yield* warmInstance("2026-03-02T10:14:10Z")
       yield* TestClock.setTime(at("2026-03-02T10:14:30Z"))
       const task = yield* warm.scheduler.create({ name: "Minutely", prompt: "Tick", cron: "* * * * *" })
+      yield* settle
       yield* TestClock.setTime(at("2026-03-02T10:15:02Z"))
       expect(yield* warm.runner.runDue).toEqual({ fired: 1 })
       expect(yield* warm.ledger.runs(task.id)).toMatchObject([
@@ -79,6 +84,7 @@ describe("a task created between two passes fires at its first due time", () => 
       const warm = yield* warmInstance("2026-03-02T07:30:00Z")
       yield* TestClock.setTime(at("2026-03-02T07:59:00Z"))
       const task = yield* warm.scheduler.create({ name: "Digest", prompt: "Summarise", cron: "0 8 * * *" })
+      yield* settle
       yield* TestClock.setTime(at("2026-03-02T08:00:30Z"))
       expect(yield* warm.manual.runDue).toEqual({ nextDueAt: new Date("2026-03-03T08:00:00Z"), failed: false })
       expect(yield* warm.ledger.runs(task.id)).toMatchObject([
@@ -92,9 +98,11 @@ describe("a task created between two passes fires at its first due time", () => 
     Effect.gen(function* () {
       const warm = yield* warmInstance("2026-03-02T07:00:00Z")
       const task = yield* warm.scheduler.create({ name: "Digest", prompt: "Summarise", cron: "0 9 * * *" })
+      yield* settle
       expect(yield* warm.runner.runDue).toEqual({ fired: 0 })
       yield* TestClock.setTime(at("2026-03-02T07:59:00Z"))
       yield* warm.scheduler.update(task.id, { cron: "0 8 * * *" })
+      yield* settle
       yield* TestClock.setTime(at("2026-03-02T08:00:30Z"))
       expect(yield* warm.runner.runDue).toEqual({ fired: 1 })
       expect(yield* warm.ledger.runs(task.id)).toMatchObject([{ dueAt: at("2026-03-02T08:00:00Z") }])
@@ -111,8 +119,7 @@ describe("a task created between two passes fires at its first due time", () => 
           schedule: { tasks: [...config.schedule.tasks, { id, name: "Minutely", prompt: "Tick", cron: "* * * * *" }] },
         }),
       )
-      // The change reaches each scheduler's follower before the clock moves on.
-      yield* Effect.yieldNow()
+      yield* settle
       yield* TestClock.setTime(at("2026-03-02T10:15:02Z"))
       expect(yield* warm.runner.runDue).toEqual({ fired: 1 })
       expect(yield* warm.ledger.runs(id)).toMatchObject([{ dueAt: at("2026-03-02T10:15:00Z") }])
@@ -128,6 +135,7 @@ describe("a task created between two passes fires at its first due time", () => 
         cron: "0 8 * * *",
         tasks: [{ description: "Check the mail" }],
       })
+      yield* settle
       yield* TestClock.setTime(at("2026-03-02T08:00:30Z"))
       expect(yield* warm.runner.runDue).toEqual({ fired: 1 })
       expect(warm.model.calls).toHaveLength(1)
@@ -138,6 +146,7 @@ describe("a task created between two passes fires at its first due time", () => 
     Effect.gen(function* () {
       const warm = yield* warmInstance("2026-03-02T07:00:00Z")
       const task = yield* warm.scheduler.create({ name: "Hourly", prompt: "Check", cron: "0 * * * *" })
+      yield* settle
       // Hours later (the instance was frozen, or the server down): the latest occurrence only.
       yield* TestClock.setTime(at("2026-03-02T11:30:00Z"))
       expect(yield* warm.runner.runDue).toEqual({ fired: 1 })
@@ -155,13 +164,30 @@ describe("a schedule switched back on still owes nothing from when it was off", 
       yield* warm.appConfig.modify(() => Effect.succeed({ schedule: { enabled: false } }))
       yield* TestClock.setTime(at("2026-03-02T07:10:00Z"))
       const task = yield* warm.scheduler.create({ name: "Digest", prompt: "Summarise", cron: "0 8 * * *" })
+      yield* settle
       yield* TestClock.setTime(at("2026-03-02T09:00:30Z"))
       yield* warm.appConfig.modify(() => Effect.succeed({ schedule: { enabled: true } }))
-      yield* Effect.yieldNow()
+      yield* settle
       yield* TestClock.setTime(at("2026-03-02T09:01:00Z"))
       expect(yield* warm.runner.runDue).toEqual({ fired: 0 })
       expect(yield* warm.manual.runDue).toEqual({ nextDueAt: new Date("2026-03-03T08:00:00Z"), failed: false })
       expect(yield* warm.ledger.runs(task.id)).toEqual([])
     }),
   )
+})
+
+describe("armedAt: where a pass that finds a re-armed schedule late counts it from", () => {
+  const since = at("2026-03-02T07:00:00Z")
+  const now = at("2026-03-02T08:00:30Z")
+  it("the time the change's maker recorded, when written after the pass last looked", () => {
+    expect(armedAt(at("2026-03-02T07:59:00Z"), since, now)).toBe(at("2026-03-02T07:59:00Z"))
+  })
+  it("now when nothing newer was recorded (a change no scheduler saw being made)", () => {
+    expect(armedAt(undefined, since, now)).toBe(now)
+    expect(armedAt(at("2026-03-02T06:00:00Z"), since, now)).toBe(now)
+    expect(armedAt(since, since, now)).toBe(now)
+  })
+  it("never a time after the pass", () => {
+    expect(armedAt(at("2026-03-02T09:00:00Z"), since, now)).toBe(now)
+  })
 })

@@ -16,12 +16,6 @@ import type { Firing } from "./firing.js"
 import type { Retirement } from "./retirement.js"
 import type { RuntimeState } from "./runtimeState.js"
 
-/**
- * One pass of the scheduler: applies the config changes since the previous pass, then fires
- * every due time (each claimed in the ledger first, so it runs once across passes, processes and
- * replicas). `step` answers when the next due time is (Infinity: none; 0: the pass failed, it
- * was logged, try again later). The firing loop runs it forever; `ManualScheduler` on request.
- */
 export interface Step {
   /** One pass: answers the next due time (Infinity: none; 0: the pass failed). */
   readonly step: Effect.Effect<number>
@@ -29,6 +23,12 @@ export interface Step {
   readonly follow: Effect.Effect<void, never, Scope.Scope>
 }
 
+/**
+ * One pass of the scheduler: applies the config changes since the previous pass, then fires
+ * every due time (each claimed in the ledger first, so it runs once across passes, processes and
+ * replicas). `step` answers when the next due time is (Infinity: none; 0: the pass failed, it
+ * was logged, try again later). The firing loop runs it forever; `ManualScheduler` on request.
+ */
 export const makeStep = (
   state: RuntimeState,
   firing: Firing,
