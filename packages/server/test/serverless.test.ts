@@ -94,6 +94,25 @@ describe.each(storageKinds)("Server.webHandler in serverless mode, behind Node's
       expect((await runDue(cronSecret)).body).toEqual({ fired: 0 })
     })
 
+    it("a task created after the trigger's instance started fires at its first due time", async () => {
+      // The trigger's scheduler was built (and ran) before the task existed: a warm instance.
+      expect((await runDue(cronSecret)).status).toBe(200)
+      server.model.script({ text: "Tick." })
+      // Every 2 seconds (6-field cron, seconds first): the first due time comes within 2 s of creation.
+      const created = await api("/api/schedule", {
+        method: "POST",
+        body: { name: "Every two seconds", prompt: "Tick", cron: "*/2 * * * * *" },
+      })
+      expect(created.status).toBe(201)
+      await until(created.body.nextRun)
+      try {
+        expect((await runDue(cronSecret)).body).toEqual({ fired: 1 })
+        expect(server.model.requests).toHaveLength(1)
+      } finally {
+        await api(`/api/schedule/${created.body.id}`, { method: "DELETE" })
+      }
+    })
+
     it("an owner's access token works too", async () => {
       expect(await runDue(server.token)).toMatchObject({ status: 200, body: { fired: 0 } })
     })

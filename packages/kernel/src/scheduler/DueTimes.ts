@@ -47,8 +47,22 @@ export const heartbeatEntry = (config: AppConfigDocument): Entry => ({
   zone: config.timezone,
 })
 
-/** Where a task first seen starts counting from: now for a cron (nothing before it is owed), 0 for a runAt. */
+/**
+ * Where a task that no scheduler recorded yet starts counting from: now for a cron (its creation
+ * time is unknown, so nothing before it is owed), 0 for a runAt. A task the `RunLedger` already
+ * knows counts from the ledger's cursor instead (its creation, re-arming or last run).
+ */
 export const initialCursor = (entry: Entry, now: number) => (entry.runAt !== undefined ? 0 : now)
+
+/**
+ * The cursor of a schedule a pass finds re-armed (a new cron, re-enabled…) since it last applied
+ * the config at `since`: the ledger's `recorded` cursor when it was written after `since` — the
+ * editor that made the change recorded when (or a replica has claimed a due time since) — else
+ * `now` (a change no scheduler recorded, e.g. a config edit made while none ran). Counting from
+ * the pass's own time would skip a due time between the edit and the pass.
+ */
+export const armedAt = (recorded: number | undefined, since: number, now: number) =>
+  recorded !== undefined && recorded > since && recorded <= now ? recorded : now
 
 /**
  * The due time after `cursor`: a one-time task's `runAt` until it is claimed; a cron's next

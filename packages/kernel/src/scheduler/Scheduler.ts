@@ -101,6 +101,8 @@ export interface SchedulerParts {
   readonly started: () => number
   /** Why the latest `step` failed (it answered 0), if it did. */
   readonly lastFailure: () => Cause.Cause<unknown> | undefined
+  /** Without a firing loop: forks the application of config changes as they are made (see `FiringLoop.makeStep`). */
+  readonly follow: Effect.Effect<void, never, Scope.Scope>
   /** Forks the firing loop (and its helpers) into the scope: the scheduler then fires by itself. */
   readonly start: Effect.Effect<void, never, AppConfig | Scope.Scope>
 }
@@ -134,7 +136,7 @@ export const makeParts = (
     })
     const retirement = yield* Retirement.make
     const firing = Firing.make(state, runs, retirement, { owner, runTimeout })
-    const step = yield* FiringLoop.makeStep(state, firing, retirement)
+    const { step, follow } = yield* FiringLoop.makeStep(state, firing, retirement)
     return {
       service: Scheduler.of(yield* Editor.make(state)),
       step,
@@ -142,6 +144,7 @@ export const makeParts = (
       retireFinished: retirement.flush,
       started: () => state.started.count,
       lastFailure: () => state.failure.last,
+      follow,
       start: Effect.gen(function* () {
         const appConfig = yield* AppConfig
         yield* Effect.forkScoped(retirement.worker)
@@ -158,7 +161,8 @@ export const make = (
 ): Effect.Effect<Scheduler["Type"], StorageError, SchedulerRequirements | Scope.Scope> =>
   Effect.gen(function* () {
     const parts = yield* makeParts(options)
-    if (options.enabled !== false) yield* parts.start
+    // Without the loop, changes still count from when they are made (a host may drive passes).
+    yield* options.enabled !== false ? parts.start : parts.follow
     return parts.service
   })
 

@@ -1,11 +1,27 @@
-import { type Cause, Clock, Duration, Effect, FiberMap, Queue } from "effect"
+import { type Cause, Clock, Duration, Effect, FiberMap, Queue, type Scope, Stream } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
-import { type Entry, heartbeatActive, heartbeatEntry, heartbeatOf, movedCursor, taskEntry } from "../DueTimes.js"
+import {
+  armedAt,
+  type Entry,
+  heartbeatActive,
+  heartbeatEntry,
+  heartbeatOf,
+  movedCursor,
+  taskEntry,
+} from "../DueTimes.js"
+import type { TaskState } from "../RunLedger.js"
 import { heartbeatTaskId } from "../ScheduleModel.js"
 import type { Firing } from "./firing.js"
 import type { Retirement } from "./retirement.js"
 import type { RuntimeState } from "./runtimeState.js"
+
+export interface Step {
+  /** One pass: answers the next due time (Infinity: none; 0: the pass failed). */
+  readonly step: Effect.Effect<number>
+  /** Forks, in the scope, the application of config changes as they are made (for a scheduler without loop). */
+  readonly follow: Effect.Effect<void, never, Scope.Scope>
+}
 
 /**
  * One pass of the scheduler: applies the config changes since the previous pass, then fires
@@ -17,47 +33,70 @@ export const makeStep = (
   state: RuntimeState,
   firing: Firing,
   retirement: Retirement,
-): Effect.Effect<Effect.Effect<number>, never, AppConfig> =>
+): Effect.Effect<Step, never, AppConfig> =>
   Effect.gen(function* () {
     const appConfig = yield* AppConfig
 
     /**
      * Applies what a config change means for the runtime state: a new or re-enabled schedule owes
-     * nothing from before (its cursor moves to now), a new runAt is due again, a removed task is
-     * forgotten, and a disabled heartbeat stops at once.
+     * nothing from before the change, a new runAt is due again, a removed task is forgotten, and a
+     * disabled heartbeat stops at once. A re-armed schedule counts from the change: `now` when
+     * this process applies it as it is made (`since` undefined), else from what the process that
+     * made it recorded (`armedAt`), not from the pass that finds it.
      */
-    const reconcile = (before: AppConfigDocument, after: AppConfigDocument, now: number) =>
+    const reconcile = (before: AppConfigDocument, after: AppConfigDocument, since: number | undefined, now: number) =>
       Effect.gen(function* () {
         const previous = new Map(before.schedule.tasks.map((task) => [task.id, task]))
+        // The master flag switched on: a task this process meets now was off until now too.
+        const masterOn = !before.schedule.enabled && after.schedule.enabled
+        const moved: Array<readonly [string, number]> = []
         for (const task of after.schedule.tasks) {
           const old = previous.get(task.id)
           previous.delete(task.id)
-          if (old === undefined) continue
-          const cursor = movedCursor(before, old, after, task, now)
-          if (cursor !== undefined) yield* state.setCursor(task.id, cursor)
+          const cursor =
+            old === undefined
+              ? masterOn && task.enabled !== false && task.cron !== undefined
+                ? now
+                : undefined
+              : movedCursor(before, old, after, task, now)
+          if (cursor !== undefined) moved.push([task.id, cursor])
         }
-        for (const id of previous.keys()) yield* state.forget(id)
         const hbBefore = heartbeatOf(before)
         const hbAfter = heartbeatOf(after)
+        const heartbeatArmed =
+          heartbeatActive(after) &&
+          (!heartbeatActive(before) || hbBefore.cron !== hbAfter.cron || before.timezone !== after.timezone)
+        // What the process that made the change recorded: one read for all.
+        const late = since !== undefined && (moved.some(([, cursor]) => cursor !== 0) || heartbeatArmed)
+        const recorded = late ? yield* state.ledger.states : new Map<string, TaskState>()
+        const armed = (id: string) => (since === undefined ? now : armedAt(recorded.get(id)?.cursor, since, now))
+        for (const [id, cursor] of moved) yield* state.setCursor(id, cursor === 0 ? 0 : armed(id))
+        for (const id of previous.keys()) yield* state.forget(id)
         if (!heartbeatActive(after)) {
           yield* FiberMap.remove(state.fibers, heartbeatTaskId)
-        } else if (!heartbeatActive(before) || hbBefore.cron !== hbAfter.cron || before.timezone !== after.timezone) {
-          yield* state.setCursor(heartbeatTaskId, now)
+        } else if (heartbeatArmed) {
+          yield* state.setCursor(heartbeatTaskId, armed(heartbeatTaskId))
         }
       })
+
+    /** The entries that fire under `config`: its enabled tasks, and the heartbeat when on. */
+    const entriesOf = (config: AppConfigDocument) => {
+      const entries: Array<Entry> = config.schedule.tasks
+        .filter((task) => task.enabled !== false)
+        .map((task) => taskEntry(config, task))
+      if (heartbeatOf(config).enabled) entries.push(heartbeatEntry(config))
+      return entries
+    }
 
     /** Fires what is due; answers when to wake next (Infinity: only a change wakes us). */
     const tick = (config: AppConfigDocument) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         if (!config.schedule.enabled) return Number.POSITIVE_INFINITY
-        const entries: Array<Entry> = config.schedule.tasks
-          .filter((task) => task.enabled !== false)
-          .map((task) => taskEntry(config, task))
-        if (heartbeatOf(config).enabled) entries.push(heartbeatEntry(config))
+        const entries = entriesOf(config)
+        yield* state.trackNew(entries, now)
         let wake = Number.POSITIVE_INFINITY
         for (const entry of entries) {
-          if (!state.states.has(entry.id)) yield* state.track(entry, now)
           let due = state.cachedDue(entry, now)
           if (due !== undefined && due <= now) {
             yield* firing.fire(config, entry, due, now)
@@ -91,29 +130,51 @@ export const makeStep = (
       )
 
     let previous = yield* appConfig.get
-    return Effect.gen(function* () {
+    // When `previous` was applied: a change found after it was made after it.
+    let previousAt = yield* Clock.currentTimeMillis
+    const lock = yield* Effect.makeSemaphore(1)
+
+    /** Applies the config changes since the previous call; false when that failed (it is retried). */
+    const apply = (config: AppConfigDocument, now: number, asMade: boolean) =>
+      Effect.gen(function* () {
+        if (config !== previous) yield* reconcile(previous, config, asMade ? undefined : previousAt, now)
+        // New tasks start counting when they are applied (or from what the ledger recorded).
+        if (config.schedule.enabled) yield* state.trackNew(entriesOf(config), now)
+        previous = config
+        previousAt = now
+        return true
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.as(failed("scheduler: applying a config change failed; retrying in a minute", cause), false),
+        ),
+      )
+
+    const step = Effect.gen(function* () {
       // Wake-ups from before this read are answered by it; later ones wake the loop's sleep.
       yield* Queue.takeAll(state.wakeUpSignal)
       state.failure.last = undefined
       const config = yield* appConfig.get
-      const reconciled =
-        config === previous ||
-        (yield* reconcile(previous, config, yield* Clock.currentTimeMillis).pipe(
-          Effect.as(true),
-          Effect.catchAllCause((cause) =>
-            Effect.as(failed("scheduler: applying a config change failed; retrying in a minute", cause), false),
-          ),
-        ))
       // Unapplied, the change is tried again (from the same `previous`) on the next pass.
-      if (reconciled) previous = config
-      return reconciled
+      return (yield* apply(config, yield* Clock.currentTimeMillis, false))
         ? yield* tick(config).pipe(
             Effect.catchAllCause((cause) =>
               Effect.as(failed("scheduler: tick failed; retrying in a minute", cause), 0),
             ),
           )
         : 0
-    })
+    }).pipe(lock.withPermits(1))
+
+    /**
+     * Without a firing loop, changes are applied as they are made (not at the next pass), so a
+     * task added or re-armed through `PATCH /api/config` counts from then.
+     */
+    const follow = Effect.forkScoped(
+      Stream.runForEach(Stream.drop(appConfig.changes, 1), (config) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => apply(config, now, true)).pipe(lock.withPermits(1)),
+      ),
+    ).pipe(Effect.asVoid)
+
+    return { step, follow }
   })
 
 /**

@@ -28,6 +28,7 @@ export const make = (
 > =>
   Effect.gen(function* () {
     const parts = yield* makeParts(options)
+    yield* parts.follow
     const lock = yield* Effect.makeSemaphore(1)
     const runDue = Effect.gen(function* () {
       const before = parts.started()

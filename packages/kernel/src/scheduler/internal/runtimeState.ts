@@ -31,6 +31,11 @@ export interface RuntimeState {
   readonly cachedDue: (entry: Entry, now: number) => number | undefined
   /** Starts counting an entry first seen now, here and in the ledger. */
   readonly track: (entry: Entry, now: number) => Effect.Effect<void, StorageError>
+  /**
+   * Starts counting the entries this process has not seen: from the ledger's state when another
+   * scheduler (the editor that created the task, another instance) recorded one, else from now.
+   */
+  readonly trackNew: (entries: ReadonlyArray<Entry>, now: number) => Effect.Effect<void, StorageError>
   readonly setCursor: (taskId: string, cursor: number) => Effect.Effect<void, StorageError>
   /** Records a claimed due time: the cursor never moves back, and only a won claim has a run count. */
   readonly recordClaim: (taskId: string, dueAt: number, runCount: number | undefined) => void
@@ -74,6 +79,19 @@ export const make = (staleAfterMillis: number): Effect.Effect<RuntimeState, Stor
       )
     }
 
+    const trackNew = (entries: ReadonlyArray<Entry>, now: number) =>
+      Effect.gen(function* () {
+        const unseen = entries.filter((entry) => !states.has(entry.id))
+        if (unseen.length === 0) return
+        // One read for all of them: a warm instance learns what was recorded since it started.
+        const stored = yield* ledger.states
+        for (const entry of unseen) {
+          const known = stored.get(entry.id)
+          if (known !== undefined) states.set(entry.id, known)
+          else yield* track(entry, now)
+        }
+      })
+
     const setCursor = (taskId: string, cursor: number) =>
       Effect.zipRight(
         Effect.sync(() => states.set(taskId, { runCount: states.get(taskId)?.runCount ?? 0, cursor })),
@@ -116,6 +134,7 @@ export const make = (staleAfterMillis: number): Effect.Effect<RuntimeState, Stor
       cursorOf,
       cachedDue,
       track,
+      trackNew,
       setCursor,
       recordClaim,
       forget,
