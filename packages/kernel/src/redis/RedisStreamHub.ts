@@ -20,7 +20,9 @@ import * as StreamMirrors from "./StreamMirrors.js"
 export interface RedisStreamHubOptions extends StreamHubOptions {
   /**
    * How long a writer's claim on a thread lasts without renewal (renewed every third of it):
-   * a replica that dies mid-run shows as streaming this long at most. Default 30 s.
+   * a replica that dies mid-run shows as streaming this long at most, then the readers of its
+   * stream on other replicas end it (`StreamMirrors`). Default 5 s, like `PgThreadClaims`: the
+   * server sets both to `AIDE_LEASE_TTL`, so a dead replica's threads are free together.
    */
   readonly lease?: Duration.DurationInput
 }
@@ -38,10 +40,13 @@ export const make = (options: RedisStreamHubOptions = {}) =>
   Effect.gen(function* () {
     const redis = yield* RedisConnection
     const local = yield* makeMemory(options)
-    const mirrors = yield* StreamMirrors.make(redis, options.writeBudget ?? defaultWriteBudget, maxWindowMs)
     const scope = yield* Effect.scope
     const retentionMs = Math.round(Duration.toMillis(Duration.decode(options.retention ?? Duration.seconds(60))))
-    const leaseMs = Math.round(Duration.toMillis(Duration.decode(options.lease ?? Duration.seconds(30))))
+    const leaseMs = Math.round(Duration.toMillis(Duration.decode(options.lease ?? Duration.seconds(5))))
+    const mirrors = yield* StreamMirrors.make(redis, options.writeBudget ?? defaultWriteBudget, maxWindowMs, {
+      leaseMs,
+      retentionMs,
+    })
     const maxPerStream = options.maxSubscribersPerStream ?? defaultMaxSubscribersPerStream
     const maxTotal = options.maxSubscribers ?? defaultMaxSubscribers
     const activeKey = Keys.active(redis.prefix)

@@ -6,9 +6,22 @@ import * as RedisStreamKeys from "./RedisStreamKeys.js"
 
 type Entry = [id: string, fields: Array<string>]
 
-/** Longest a blocking read waits before checking that the writer is still alive. */
-const blockMillis = 2_000
+/** Longest a blocking read waits before checking that the writer is still alive (at most a third of its lease). */
+const maxBlockMillis = 2_000
 const readCount = 500
+
+/** The event that ends the stream of a writer that died, on every replica. */
+export const writerLost = {
+  type: "error",
+  errorText: "The server running this answer stopped; the answer is kept up to its last checkpoint.",
+} as const
+
+export interface MirrorTimes {
+  /** The writers' lease: a silent stream is checked for a dead writer a third of it apart. */
+  readonly leaseMs: number
+  /** How long a sealed stream stays in Redis (the hub's retention). */
+  readonly retentionMs: number
+}
 
 /**
  * Streams of runs on other replicas, followed from their Redis stream into a local
@@ -17,8 +30,9 @@ const readCount = 500
  * order, shared batches, coalescing). Event ids are the Redis entry ids (`<n>-0`), so a
  * `Last-Event-ID` means the same event on every replica.
  */
-export const make = (redis: RedisConnection["Type"], writeBudget: number, maxWindowMs: number) =>
+export const make = (redis: RedisConnection["Type"], writeBudget: number, maxWindowMs: number, times: MirrorTimes) =>
   Effect.gen(function* () {
+    const blockMillis = Math.max(50, Math.min(maxBlockMillis, Math.floor(times.leaseMs / 3)))
     const scope = yield* Effect.scope
     const fanout = new Fanout(writeBudget, maxWindowMs)
     /** Running remote streams followed by this replica. */
@@ -60,9 +74,17 @@ export const make = (redis: RedisConnection["Type"], writeBudget: number, maxWin
               > | null>,
           )
           if (read === null) {
-            // Nothing for a while: a writer that died leaves its lease to lapse.
-            if (!(yield* isRunningRemotely(threadId))) return live.finish()
-            continue
+            // Nothing for a while: a writer that died leaves its lease to lapse. Its stream is
+            // then sealed (by us or another replica) and the next read brings the end.
+            if (yield* isRunningRemotely(threadId)) continue
+            if ((yield* seal(threadId)) === "sealed") continue
+            // Ended meanwhile, or gone: what it has left, then the end.
+            const rest = yield* Effect.promise(
+              () =>
+                reader.xread("COUNT", readCount, "STREAMS", key, last) as Promise<Array<[string, Array<Entry>]> | null>,
+            )
+            append(live, rest?.[0]?.[1] ?? [])
+            return live.finish()
           }
           const entries = read[0]?.[1] ?? []
           if (entries.length === 0) continue
@@ -89,14 +111,41 @@ export const make = (redis: RedisConnection["Type"], writeBudget: number, maxWin
         Effect.orElseSucceed(() => false),
       )
 
+    /**
+     * Ends the stream of a dead writer (its lease lapsed) with `writerLost`, as the writer's own
+     * end would; "alive" while its lease holds, "none" when it has its end already or is gone.
+     */
+    const seal = (threadId: string) =>
+      Effect.tryPromise(() =>
+        redis.client.eval(
+          RedisStreamKeys.sealScript,
+          2,
+          RedisStreamKeys.active(redis.prefix),
+          RedisStreamKeys.stream(redis.prefix, threadId),
+          threadId,
+          JSON.stringify(writerLost),
+          times.retentionMs,
+        ),
+      ).pipe(
+        Effect.map((result) => (result === 1 ? "sealed" : result === 0 ? "alive" : "none")),
+        Effect.orElseSucceed(() => "none" as const),
+      )
+
     /** The stream as Redis holds it now, followed on while it runs; none when Redis has none. */
     const load = (threadId: string) =>
       Effect.gen(function* () {
         const key = RedisStreamKeys.stream(redis.prefix, threadId)
-        const entries = (yield* Effect.tryPromise(() => redis.client.xrange(key, "-", "+"))) as Array<Entry>
+        const read = Effect.tryPromise(() => redis.client.xrange(key, "-", "+") as Promise<Array<Entry>>)
+        let entries = yield* read
         if (entries.length === 0) return Option.none<LiveStream>()
-        const live = new LiveStream(fanout)
+        let live = new LiveStream(fanout)
         if (!append(live, entries)) return Option.some(live)
+        // A writer that died: its stream is sealed and read again, with its end.
+        if (!(yield* isRunningRemotely(threadId)) && (yield* seal(threadId)) === "sealed") {
+          entries = yield* read
+          live = new LiveStream(fanout)
+          if (!append(live, entries)) return Option.some(live)
+        }
         if (!(yield* isRunningRemotely(threadId))) {
           live.finish()
           return Option.some(live)
