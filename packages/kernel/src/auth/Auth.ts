@@ -26,7 +26,7 @@ import * as SessionSignals from "./SessionSignals.js"
  * The owner's password, sessions and tokens. A session is a device: it owns one refresh-token
  * chain and every access token issued from it, so revoking it ends all of them at once.
  *
- * Contract for an implementation (`Kernel.layer({ auth })`; `HostAuth` is one): `authenticate`
+ * Contract for an implementation (`Kernel.layer({ authLayer })`; `HostAuth` is one): `authenticate`
  * gets every request's bearer token, unbounded: it bounds its own work, fails with
  * `Unauthenticated` for anything it does not accept (never a defect), and answers a `Principal`
  * whose `sessionId` is stable for the token's session; a revoked token fails from then on.

@@ -79,7 +79,7 @@ const lifetimeOf = (options: HostAuthOptions) => {
  * token stays valid until its `exp` (or `iat` + `maxLifetime`). Keep host tokens short-lived.
  *
  * @example
- * Kernel.layer({ auth: HostAuth.layer({ jwksUrl: "https://id.example.com/.well-known/jwks.json", issuer: "https://id.example.com", audience: "aide" }) })
+ * Kernel.layer({ authLayer: HostAuth.layer({ jwksUrl: "https://id.example.com/.well-known/jwks.json", issuer: "https://id.example.com", audience: "aide" }) })
  */
 export const make = (options: HostAuthOptions): Auth["Type"] => {
   const key = keyOf(options)

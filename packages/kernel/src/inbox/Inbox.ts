@@ -53,7 +53,7 @@ export class UnknownDestination extends Schema.TaggedError<UnknownDestination>()
  * web inbox; one addressed to a channel is also delivered there, in the background, with
  * retries (`pending` → `sent` or `failed`).
  *
- * Contract for an implementation (`Kernel.layer({ inbox })`): `create` returns once the message
+ * Contract for an implementation (`Kernel.layer({ inboxLayer })`): `create` returns once the message
  * is stored (delivery, if any, goes on in the background and may fail without failing `create`);
  * `destinations` lists the channels of `ChannelRegistry` that take notifications, and
  * `resolveDestination` accepts exactly those labels; unknown ids are `InboxMessageNotFound`.

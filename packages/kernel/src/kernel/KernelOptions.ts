@@ -2,82 +2,42 @@ import type { SqlClient } from "@effect/sql"
 import type { Layer, Redacted } from "effect"
 import type * as AccessTokens from "../auth/AccessTokens.js"
 import type * as AuthConfig from "../auth/AuthConfig.js"
-import type { AuthStore } from "../auth/AuthStore.js"
 import type * as PasswordHasher from "../auth/PasswordHasher.js"
 import type * as SigningSecret from "../auth/SigningSecret.js"
-import type { ChannelConversations } from "../channels/gateway/ChannelConversations.js"
-import type { WebhookReplays } from "../channels/gateway/WebhookReplays.js"
-import type { ChatRuns } from "../chat/ChatRuns.js"
 import type * as StreamHub from "../chat/StreamHub.js"
 import type * as TitleGenerator from "../chat/TitleGenerator.js"
 import type * as AppConfig from "../config/AppConfig.js"
-import type { ConfigStore } from "../config/ConfigStore.js"
 import type * as Ids from "../ids/Ids.js"
-import type { InboxStore } from "../inbox/InboxStore.js"
-import type { McpOAuthStore } from "../mcp/McpOAuthStore.js"
-import type { MemoryStore } from "../memory/MemoryStore.js"
-import type { ObservationStore } from "../memory/observational/ObservationStore.js"
-import type * as RecallIndex from "../memory/recall/RecallIndex.js"
 import type * as ModelRegistry from "../models/ModelRegistry.js"
 import type * as RateLimiter from "../ratelimit/RateLimiter.js"
 import type { Leases } from "../replicas/Leases.js"
 import type { ReplicaSignals } from "../replicas/ReplicaSignals.js"
 import type { ThreadClaims } from "../replicas/ThreadClaims.js"
-import type { RunLedger } from "../scheduler/RunLedger.js"
 import type { StorageError } from "../storage/StorageError.js"
-import type { Threads } from "../threads/Threads.js"
+import type { StoreLayers } from "../stores/Stores.js"
 import type { ServiceRequirements, Services, ServicesOptions } from "./ServiceOptions.js"
 
-/** The stores `Kernel.layer` takes, each defaulting to its SQL implementation on `storage`. */
-export interface StoreOptions {
+/**
+ * The stores `Kernel.layer` takes: one optional Layer per store of `Stores.catalog` (by the
+ * name there, e.g. `threads`, `authStore`), each replacing the store's default whole — its SQL
+ * Layer on `storage` for `Kernel.layer`, its in-memory one for `Kernel.layerMemory`. Replacing
+ * `threads` needs `recallIndex` too: the SQL index reads the `messages` table, which your threads
+ * leave empty (`RecallIndex.layerEmpty` for no semantic recall, or an index over your threads).
+ */
+export interface StoreOptions extends StoreLayers {
   /**
    * The connection of the SQL stores; default `SqliteStorage.layer` on `<dataDir>/aide.db`.
    * Migrated or not: the stores migrate what they need. Not opened when you replace every store.
    */
   readonly storage?: Layer.Layer<SqlClient.SqlClient, StorageError>
-  /** Users, sessions and refresh tokens; default `SqlAuthStore.layer`. */
-  readonly authStore?: Layer.Layer<AuthStore, StorageError>
-  /** The config document; default `SqlConfigStore.layer`. */
-  readonly configStore?: Layer.Layer<ConfigStore, StorageError>
-  /**
-   * Threads and their messages; default `SqlThreads.layer`. Replacing them needs `recallIndex`
-   * too: the SQL index reads the `messages` table, which your threads leave empty.
-   */
-  readonly threads?: Layer.Layer<Threads, StorageError>
-  /** Suspended runs and their approvals; default `SqlChatRuns.layer`. */
-  readonly chatRuns?: Layer.Layer<ChatRuns, StorageError>
-  /** Inbox messages and delivery leases; default `SqlInboxStore.layer`. */
-  readonly inboxStore?: Layer.Layer<InboxStore, StorageError>
-  /** Channel conversations' threads and the approval ids handed to channels; default `SqlChannelConversations.layer`. */
-  readonly channelConversations?: Layer.Layer<ChannelConversations, StorageError>
-  /**
-   * Webhook signatures already accepted, until their windows end; default `SqlWebhookReplays.layer`
-   * (shared by replicas on one PostgreSQL database, kept across restarts on SQLite), or
-   * `RedisWebhookReplays.layer` from `@aide/kernel/redis`.
-   */
-  readonly webhookReplays?: Layer.Layer<WebhookReplays, StorageError>
-  /** MCP OAuth registrations, tokens and states; default `SqlMcpOAuthStore.layer`. */
-  readonly mcpOAuthStore?: Layer.Layer<McpOAuthStore, StorageError>
-  /** The scheduler's run ledger and per-task state; default `SqlRunLedger.layer`. */
-  readonly runLedger?: Layer.Layer<RunLedger, StorageError>
-  /** Working memory; default `SqlMemoryStore.layer`. */
-  readonly memoryStore?: Layer.Layer<MemoryStore, StorageError>
-  /** Observational memory (records, observations, reflections); default `SqlObservationStore.layer`. */
-  readonly observationStore?: Layer.Layer<ObservationStore, StorageError>
-  /**
-   * Semantic recall's index over the stored messages. Default: `SqlRecallIndex.layer`, which
-   * goes with the SQL threads (kept in sync with `messages` by triggers). Required when `threads`
-   * is replaced: `RecallIndex.layerEmpty` (no semantic recall) or an index over your threads.
-   */
-  readonly recallIndex?: Layer.Layer<RecallIndex.RecallIndex, StorageError>
 }
 
-export interface KernelOptions<SchedulerExtra = never> extends ServicesOptions<SchedulerExtra>, StoreOptions {
+export interface KernelOptions extends ServicesOptions, StoreOptions {
   /**
    * Where the SQLite database, the generated signing secret, the plugins and their compiled
    * modules live. Optional when nothing goes to disk: every store replaced (or `storage` given),
    * `signingSecret` or `accessTokens` (or an `auth` Layer) given, and plugins off
-   * (`pluginLoader: NoPlugins.layer`) or their folders given in `plugins`. Anything that still
+   * (`pluginLoaderLayer: NoPlugins.layer`) or their folders given in `plugins`. Anything that still
    * needs it fails `Kernel.layer` at once with `KernelOptionsError`, naming the option.
    */
   readonly dataDir?: string

@@ -22,7 +22,7 @@ import type * as PluginCatalog from "../plugins/PluginCatalog.js"
 import type * as RateLimiter from "../ratelimit/RateLimiter.js"
 import type * as Scheduler from "../scheduler/Scheduler.js"
 import type { StorageError } from "../storage/StorageError.js"
-import type { Stores } from "../stores/SqlStores.js"
+import type { Stores } from "../stores/Stores.js"
 import type * as ActiveStreams from "../threads/ActiveStreams.js"
 import type * as ToolRegistry from "../tools/ToolRegistry.js"
 import type * as Tools from "../tools/Tools.js"
@@ -104,13 +104,17 @@ export type PluginLoaderLayer = Layer.Layer<
 >
 
 /**
- * Settings of the services' logic, and the services you replace. Where an option takes either
- * settings or a Layer, the settings configure the default service and a Layer replaces it whole:
- * every other service then uses yours.
+ * Settings of the services' logic, and the services you replace. Each option is either settings
+ * (they configure the default service) or a Layer (it replaces the service whole: every other
+ * service then uses yours), never both: `scheduler` are the default scheduler's settings,
+ * `schedulerLayer` your `Scheduler`. Settings given beside a Layer configure nothing (except `auth`,
+ * whose `AuthConfig` your `authLayer` reads).
  */
-export interface ServicesOptions<SchedulerExtra = never> {
-  /** Token lifetimes and password rules (default SPEC values), or your `Auth` (e.g. `HostAuth.layer`). */
-  readonly auth?: Partial<AuthConfig.AuthSettings> | AuthLayer
+export interface ServicesOptions {
+  /** Token lifetimes and password rules (default SPEC values); also your `authLayer`'s `AuthConfig`. */
+  readonly auth?: Partial<AuthConfig.AuthSettings>
+  /** Your `Auth` (e.g. `HostAuth.layer`), replacing password sign-in. */
+  readonly authLayer?: AuthLayer
   /** Chat run settings (e.g. provider retries, answer bounds). */
   readonly chat?: Chat.ChatOptions
   /** Channels to register (e.g. `ChannelRegistry.channel(telegram)`); default none. */
@@ -121,11 +125,10 @@ export interface ServicesOptions<SchedulerExtra = never> {
   readonly channelGateway?: ChannelGateway.ChannelGatewayOptions
   /** Your own tools (e.g. `ToolRegistry.source({ id: "crm", kind: "plugin", tools })`); default none. */
   readonly tools?: Layer.Layer<never, never, ToolRegistry.ToolRegistry>
-  /**
-   * Retry policy of channel deliveries (default `DeliveringInbox.defaults`: 4 attempts, 1 s × 5
-   * backoff), or your `Inbox`.
-   */
-  readonly inbox?: DeliveringInbox.DeliveryOptions | InboxLayer
+  /** Retry policy of channel deliveries (default `DeliveringInbox.defaults`: 4 attempts, 1 s × 5 backoff). */
+  readonly inbox?: DeliveringInbox.DeliveryOptions
+  /** Your `Inbox`, replacing the delivering one. */
+  readonly inboxLayer?: InboxLayer
   /** MCP connection timeouts and the environment stdio servers may name (default `{}`). */
   readonly mcp?: McpRegistry.McpRegistryOptions
   /** Your `McpRegistry` (e.g. a fixed, vetted toolset); default `McpRegistry.layer(mcp)`. */
@@ -135,16 +138,24 @@ export interface ServicesOptions<SchedulerExtra = never> {
    * it, servers with `oauth: true` report `McpOAuth.defaultDisabledMessage`.
    */
   readonly mcpOAuth?: McpOAuth.McpOAuthOptions
+  /** Scheduled tasks and heartbeat (`{ enabled: false }` keeps the firing loop off, tasks stay editable). */
+  readonly scheduler?: Scheduler.SchedulerOptions
   /**
-   * Scheduled tasks and heartbeat (`{ enabled: false }` keeps the firing loop off, tasks stay
-   * editable), or your `Scheduler` (e.g. `ManualScheduler.layer()`, whose `ManualScheduler` Tag
-   * the kernel then provides too).
+   * Your `Scheduler` (e.g. `ManualScheduler.layer()`): whatever else the Layer provides (the
+   * `ManualScheduler` Tag) the kernel provides too, and its type says so.
    */
-  readonly scheduler?: Scheduler.SchedulerOptions | SchedulerLayer<SchedulerExtra>
-  /** Observational memory's claim lease and circuit breaker, or your `Memory` and `Recall` (e.g. `NoMemory.layer`). */
-  readonly memory?: Memory.ObservationalOptions | MemoryLayer
+  readonly schedulerLayer?: SchedulerLayer
+  /** Observational memory's claim lease and circuit breaker. */
+  readonly memory?: Memory.ObservationalOptions
+  /** Your `Memory` and `Recall` (e.g. `NoMemory.layer`). */
+  readonly memoryLayer?: MemoryLayer
   /** Where plugins are found and the environment their declared variables are checked in. */
   readonly plugins?: PluginCatalog.PluginCatalogOptions
-  /** How plugin processes run (limits, egress policy of their `fetch`), or your loader (e.g. `NoPlugins.layer`). */
-  readonly pluginLoader?: PluginLoader.PluginLoaderOptions | PluginLoaderLayer
+  /** How plugin processes run (limits, egress policy of their `fetch`). */
+  readonly pluginLoader?: PluginLoader.PluginLoaderOptions
+  /** Your plugin loader (e.g. `NoPlugins.layer`). */
+  readonly pluginLoaderLayer?: PluginLoaderLayer
 }
+
+/** Options with your `Scheduler` Layer, whose other services (`Extra`) the kernel then provides too. */
+export type WithScheduler<O, Extra> = O & { readonly schedulerLayer: SchedulerLayer<Extra> }

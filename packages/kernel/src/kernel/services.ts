@@ -19,10 +19,7 @@ import * as ActiveStreams from "../threads/ActiveStreams.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
 import * as Tools from "../tools/Tools.js"
 import * as BuiltinTools from "./BuiltinTools.js"
-import type { SchedulerLayer, ServiceRequirements, Services, ServicesOptions } from "./ServiceOptions.js"
-
-/** A Layer given for an option that also takes settings: it replaces the default service whole. */
-const given = <L = Layer.Layer<never, unknown, unknown>>(option: unknown): option is L => Layer.isLayer(option)
+import type { ServiceRequirements, Services, ServicesOptions, WithScheduler } from "./ServiceOptions.js"
 
 /**
  * All of the kernel's logic, and nothing it keeps data in or talks to: it requires only Tags
@@ -30,13 +27,16 @@ const given = <L = Layer.Layer<never, unknown, unknown>>(option: unknown): optio
  * to you. Provide them from the SQL stores and the defaults (that is `Kernel.layer`), or from
  * your own Layers. Each service is a Layer of its own, and each of auth, memory (with recall),
  * the inbox, the MCP registry, the scheduler and the plugin loader can be given whole in
- * `options`: every other service then uses the one given.
+ * `options` (`authLayer`, `memoryLayer`, `inboxLayer`, `mcpRegistry`, `schedulerLayer`,
+ * `pluginLoaderLayer`): every other service then uses the one given.
  */
-export const services = <SchedulerExtra = never>(
-  options: ServicesOptions<SchedulerExtra> = {},
-): Layer.Layer<Services | SchedulerExtra, StorageError, ServiceRequirements> => {
-  const authConfig = AuthConfig.layer(given(options.auth) ? {} : options.auth)
-  const auth = (given(options.auth) ? options.auth : Auth.layer).pipe(Layer.provide(authConfig))
+export function services<Extra>(
+  options: WithScheduler<ServicesOptions, Extra>,
+): Layer.Layer<Services | Extra, StorageError, ServiceRequirements>
+export function services(options?: ServicesOptions): Layer.Layer<Services, StorageError, ServiceRequirements>
+export function services(options: ServicesOptions = {}): Layer.Layer<Services, StorageError, ServiceRequirements> {
+  const authConfig = AuthConfig.layer(options.auth)
+  const auth = (options.authLayer ?? Auth.layer).pipe(Layer.provide(authConfig))
   const chat = Chat.layer(options.chat).pipe(Layer.provideMerge(Tools.layer))
   // GET /api/threads reports the hub's running streams.
   const activeStreams = Layer.effect(
@@ -45,7 +45,7 @@ export const services = <SchedulerExtra = never>(
   )
   // Channels register before the inbox starts, so its first sweep already finds them.
   const channels = Layer.provideMerge(options.channels ?? Layer.empty, ChannelRegistry.layer)
-  const inboxService = given(options.inbox) ? options.inbox : DeliveringInbox.layer(options.inbox)
+  const inboxService = options.inboxLayer ?? DeliveringInbox.layer(options.inbox)
   const inbox = inboxService.pipe(Layer.provideMerge(channels))
   // Channel plugins talk to chat and register their notifiers in the inbox's registry.
   const gateway = Layer.provideMerge(
@@ -59,19 +59,16 @@ export const services = <SchedulerExtra = never>(
   // `current_time` and `notify`: registered once the inbox they write to is up.
   const builtinTools = Layer.mergeAll(BuiltinTools.layer.pipe(Layer.provide(inbox)), options.tools ?? Layer.empty)
   // Runs prompts through chat and delivers to the inbox; neither of them knows the scheduler.
-  const schedulerService: SchedulerLayer<SchedulerExtra> = given<SchedulerLayer<SchedulerExtra>>(options.scheduler)
-    ? options.scheduler
-    : // Without a Layer given, nothing infers `SchedulerExtra`: it is `never`.
-      (Scheduler.layer(options.scheduler) as unknown as SchedulerLayer<SchedulerExtra>)
-  const scheduler = schedulerService.pipe(Layer.provide([chat, inbox]))
+  // A given Layer's extra services (e.g. `ManualScheduler`) are merged in with it: the first
+  // overload's type says so.
+  const scheduler = (options.schedulerLayer ?? Scheduler.layer(options.scheduler)).pipe(Layer.provide([chat, inbox]))
   // Plugin processes start in background fibers, like MCP connections.
-  const loader = given(options.pluginLoader)
-    ? options.pluginLoader
-    : PluginLoader.layer({ hostEnv: options.plugins?.env ?? {}, ...options.pluginLoader })
+  const loader =
+    options.pluginLoaderLayer ?? PluginLoader.layer({ hostEnv: options.plugins?.env ?? {}, ...options.pluginLoader })
   const plugins = loader.pipe(Layer.provideMerge(PluginCatalog.layer(options.plugins)), Layer.provide([chat, gateway]))
   // Chat reads memory into the model's context and feeds it after each turn; the built-in
   // tools edit working memory; recall adds messages of other threads.
-  const memory = given(options.memory) ? options.memory : Layer.merge(Memory.layer(options.memory), Recall.layer)
+  const memory = options.memoryLayer ?? Layer.merge(Memory.layer(options.memory), Recall.layer)
   return Layer.mergeAll(chat, activeStreams, inbox, gateway, mcp, builtinTools, scheduler, plugins).pipe(
     Layer.provideMerge(memory),
     Layer.provideMerge(Layer.mergeAll(auth, AppConfig.layer, ToolRegistry.layer)),

@@ -38,7 +38,7 @@ type WorkingErrors =
  * observations that replace the raw messages in the model's context, and rewritten denser by a
  * reflector — in the background, one claim holder at a time per scope across processes.
  *
- * Contract for an implementation (`Kernel.layer({ memory })`, with `Recall`; `NoMemory` is one):
+ * Contract for an implementation (`Kernel.layer({ memoryLayer })`, with `Recall`; `NoMemory` is one):
  * chat calls `contextFor` before each model call and `afterTurn` after each saved turn, on its
  * own fiber: `afterTurn` must return at once and never fail, `contextFor` must return every
  * message it does not cover (returning `history` unchanged is always correct). Working-memory

@@ -33,9 +33,9 @@ export const recall: Layer.Layer<Recall> = Layer.succeed(
 )
 
 /**
- * Both, for `Kernel.layer({ memory: NoMemory.layer })`.
+ * Both, for `Kernel.layer({ memoryLayer: NoMemory.layer })`.
  *
  * @example
- * Kernel.layer({ dataDir, memory: NoMemory.layer })
+ * Kernel.layer({ dataDir, memoryLayer: NoMemory.layer })
  */
 export const layer: Layer.Layer<Memory | Recall> = Layer.merge(memory, recall)

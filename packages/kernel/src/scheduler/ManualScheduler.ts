@@ -34,7 +34,7 @@ export class ManualScheduler extends Context.Tag("@aide/kernel/ManualScheduler")
  * `enabled` in `options` is ignored: only `runDue` fires.
  *
  * @example
- * Kernel.layer({ dataDir, scheduler: ManualScheduler.layer() })
+ * Kernel.layer({ dataDir, schedulerLayer: ManualScheduler.layer() })
  * // in the trigger: Effect.flatMap(ManualScheduler, (manual) => manual.runDue)
  */
 export const layer = (

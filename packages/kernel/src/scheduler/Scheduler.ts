@@ -31,7 +31,7 @@ import type {
  * Bodies are validated here (they may come straight from JSON): problems are `InvalidSchedule`
  * with a message for the owner.
  *
- * Contract for an implementation (`Kernel.layer({ scheduler })`; `ManualScheduler` is one): the
+ * Contract for an implementation (`Kernel.layer({ schedulerLayer })`; `ManualScheduler` is one): the
  * tasks are the config document's (`schedule.tasks`), so edits here and PATCH /api/config agree;
  * a due time runs at most once across processes (claim it in the `RunLedger` before running);
  * results go to the `Inbox` when a task has a destination; closing the Layer's scope stops every

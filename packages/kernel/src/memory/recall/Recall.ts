@@ -20,7 +20,7 @@ export const queryEmbeddingTimeout = Duration.seconds(2)
  * owner's latest message, with their neighbours, as a system prompt section; after a turn, the
  * new messages embedded in the background when an embedder is configured.
  *
- * Contract for an implementation (`Kernel.layer({ memory })`, beside `Memory`): `forTurn` runs
+ * Contract for an implementation (`Kernel.layer({ memoryLayer })`, beside `Memory`): `forTurn` runs
  * before the model call, so it must be quick and never fail (null on any trouble); `afterTurn`
  * returns at once, its work in the background.
  */

@@ -7,7 +7,7 @@ import { PluginLoader } from "./PluginLoader.js"
  * `plugins` (none without `dataDir`), so a config naming a plugin keeps validating.
  *
  * @example
- * Kernel.layer({ dataDir, pluginLoader: NoPlugins.layer })
+ * Kernel.layer({ dataDir, pluginLoaderLayer: NoPlugins.layer })
  */
 export const layer: Layer.Layer<PluginLoader> = Layer.succeed(
   PluginLoader,

@@ -24,7 +24,7 @@ export interface PluginLoaderOptions extends Partial<LoadOptions> {}
  * disabling or reconfiguring a plugin takes effect without a restart. Disabled plugins, and
  * plugins with problems (`validationErrors`), are never started: none of their code runs.
  *
- * Contract for an implementation (`Kernel.layer({ pluginLoader })`; `NoPlugins` is one): what a
+ * Contract for an implementation (`Kernel.layer({ pluginLoaderLayer })`; `NoPlugins` is one): what a
  * plugin provides reaches the kernel only through `ToolRegistry` (tools, agents) and
  * `ChannelGateway` (channels), registered while it runs and removed when it stops; the Layer
  * builds without waiting for plugins; closing its scope stops them. `list` answers
