@@ -109,13 +109,13 @@ export const program = Effect.gen(function* () {
 export const run = () => {
   const kernel = Kernel.layer({
     // No dataDir: nothing here needs the disk (Kernel.layer says which option is missing if so).
-    auth: HostAuth.layer({ key: Redacted.make(hostKey), issuer: "https://host.example", audience: "aide" }),
-    scheduler: ManualScheduler.layer(),
+    authLayer: HostAuth.layer({ key: Redacted.make(hostKey), issuer: "https://host.example", audience: "aide" }),
+    schedulerLayer: ManualScheduler.layer(),
     storage: SqliteStorage.layer({ filename: ":memory:" }),
     threads: MemoryThreads.layer.pipe(Layer.provide(Ids.layer)),
     // Threads outside SQL: the SQL recall index would find nothing, so say what recall uses.
     recallIndex: RecallIndex.layerEmpty,
-    pluginLoader: NoPlugins.layer,
+    pluginLoaderLayer: NoPlugins.layer,
     modelRegistry: withLocalProvider(echoModel("echo-1")),
     titles: TitleGenerator.layerFallback,
   })

@@ -124,7 +124,7 @@ describe.skipIf(!hasTmux)("npx -y pnpm@10.20.0 start, in a terminal, as the READ
 
 describe("the CLI's view of the database", () => {
   it("knows the kernel's latest migration (doctor and restore compare with it)", () => {
-    const stores = readFileSync(join(root, "packages/kernel/src/stores/SqlStores.ts"), "utf8")
+    const stores = readFileSync(join(root, "packages/kernel/src/stores/Stores.ts"), "utf8")
     const files = [...stores.matchAll(/import \{ schema as \w+ \} from "\.\.\/([\w/]+)\.js"/g)].map((match) => match[1])
     expect(files.length).toBeGreaterThan(10)
     const ids = files.flatMap((file) =>

@@ -88,7 +88,7 @@ const hostAuth = HostAuth.layer({
 describe("Kernel.layer: every service given is the one the kernel uses", () => {
   it("auth: HostAuth verifies the host's tokens, has no password, and chat still works", async () => {
     const calls: Calls = []
-    const result = await withKernel({ auth: spy(Auth.Auth, hostAuth, calls) }, () =>
+    const result = await withKernel({ authLayer: spy(Auth.Auth, hostAuth, calls) }, () =>
       Effect.gen(function* () {
         const auth = yield* Auth.Auth
         const principal = yield* auth.authenticate(yield* hostToken({ sub: "user-1", sid: "device-9" }))
@@ -112,7 +112,7 @@ describe("Kernel.layer: every service given is the one the kernel uses", () => {
   it("memory: chat reads and feeds the Memory and Recall given (NoMemory); working memory reads as off", async () => {
     const calls: Calls = []
     const memory = Layer.merge(spy(Memory.Memory, NoMemory.memory, calls), spy(Recall.Recall, NoMemory.recall, calls))
-    const working = await withKernel({ memory }, () =>
+    const working = await withKernel({ memoryLayer: memory }, () =>
       Effect.gen(function* () {
         yield* runChat("t-1")
         yield* until(() => calls.includes("afterTurn"))
@@ -155,7 +155,7 @@ describe("Kernel.layer: every service given is the one the kernel uses", () => {
 
   it("pluginLoader: NoPlugins lists none, and the other services work", async () => {
     const calls: Calls = []
-    const listed = await withKernel({ pluginLoader: spy(PluginLoader.PluginLoader, NoPlugins.layer, calls) }, () =>
+    const listed = await withKernel({ pluginLoaderLayer: spy(PluginLoader.PluginLoader, NoPlugins.layer, calls) }, () =>
       Effect.gen(function* () {
         yield* runChat("t-1")
         return yield* (yield* PluginLoader.PluginLoader).list
@@ -188,8 +188,8 @@ describe("Kernel.layer: the options about the disk", () => {
       Effect.provide(
         Kernel.layer({
           storage: SqliteStorage.layer({ filename: ":memory:" }),
-          auth: hostAuth,
-          pluginLoader: NoPlugins.layer,
+          authLayer: hostAuth,
+          pluginLoaderLayer: NoPlugins.layer,
           titles: TitleGenerator.layerFallback,
           modelRegistry: fixedModels(),
           scheduler: { enabled: false },

@@ -25,8 +25,8 @@ const manualKernel = (dataDir: string, model: TestModel, inboxCalls: Calls) =>
     titles: TitleGenerator.layerFallback,
     modelRegistry: singleModelRegistry(model.model),
     chat: { maxRetries: 0 },
-    scheduler: ManualScheduler.layer(),
-    inbox: spy(Inbox, DeliveringInbox.layer(), inboxCalls),
+    schedulerLayer: ManualScheduler.layer(),
+    inboxLayer: spy(Inbox, DeliveringInbox.layer(), inboxCalls),
   })
 
 describe("ManualScheduler through Kernel.layer({ scheduler })", () => {

@@ -9,6 +9,7 @@ import { ConfigStore } from "../src/config/ConfigStore.js"
 import * as Ids from "../src/ids/Ids.js"
 import { InboxStore } from "../src/inbox/InboxStore.js"
 import { MemoryStore } from "../src/memory/MemoryStore.js"
+import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 import * as PostgresStorage from "../src/storage/PostgresStorage.js"
 import * as SqliteStorage from "../src/storage/SqliteStorage.js"
 import * as SqlStores from "../src/stores/SqlStores.js"
@@ -151,7 +152,7 @@ describe("per-store migrations", () => {
           readonly name: string
         }>`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`
         return rows.map((row) => row.name)
-      }).pipe(Effect.provide(SqlStores.layers.memoryStore.pipe(Layer.provideMerge(SqliteStorage.layer({ filename })))))
+      }).pipe(Effect.provide(SqlMemoryStore.layer.pipe(Layer.provideMerge(SqliteStorage.layer({ filename })))))
       expect(names).toEqual(["aide_schema_migrations", "working_memory", "working_memory_versions"])
     }),
   )

@@ -36,7 +36,9 @@ describe("HostAuth: the host app's JWTs through the HTTP API", () => {
     await new Promise<void>((resolve) => jwksServer.listen(0, "127.0.0.1", resolve))
     const { port } = jwksServer.address() as AddressInfo
     server = await startServer({
-      kernel: { auth: HostAuth.layer({ jwksUrl: `http://127.0.0.1:${port}/jwks.json`, issuer, audience: "aide" }) },
+      kernel: {
+        authLayer: HostAuth.layer({ jwksUrl: `http://127.0.0.1:${port}/jwks.json`, issuer, audience: "aide" }),
+      },
     })
   })
 

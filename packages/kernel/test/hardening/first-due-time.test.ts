@@ -30,7 +30,7 @@ const manualKernel = (dataDir: string, model: TestModel) =>
     titles: TitleGenerator.layerFallback,
     modelRegistry: singleModelRegistry(model.model),
     chat: { maxRetries: 0 },
-    scheduler: ManualScheduler.layer(),
+    schedulerLayer: ManualScheduler.layer(),
   })
 
 // `settle` after each change: real time passes while the TestClock stands still, as schedulers

@@ -1,13 +1,11 @@
 import type { FakeModelServer } from "@aide/testing"
 import { tempDirectory, until } from "@aide/testing/effect"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import * as Chat from "../../src/chat/Chat.js"
 import { AppConfig } from "../../src/config/AppConfig.js"
-import * as Ids from "../../src/ids/Ids.js"
 import * as Memory from "../../src/memory/Memory.js"
 import * as Tokens from "../../src/memory/observational/Tokens.js"
-import * as MemoryStores from "../../src/stores/MemoryStores.js"
 import { Threads } from "../../src/threads/Threads.js"
 import {
   configure,
@@ -16,6 +14,7 @@ import {
   fakeServer,
   isObserver,
   isReflector,
+  kernelInMemory,
   kernelOn,
   observerTurn,
   reflectorTurn,
@@ -40,11 +39,8 @@ const withKernel = <A, E, R>(
       const server = yield* fakeServer
       const db = yield* database(dialect === "memory" ? "sqlite" : dialect)
       const dataDir = yield* tempDirectory
-      // "memory": every store in memory (MemoryStores), the same tests as on SQL.
-      const stores = dialect === "memory" ? MemoryStores.layers : {}
-      const threads =
-        dialect === "memory" ? { threads: MemoryStores.layers.threads.pipe(Layer.provide(Ids.layer)) } : {}
-      const kernel = kernelOn(db, server, dataDir, {}, { ...stores, ...threads })
+      // "memory": every store in memory, the same tests as on SQL.
+      const kernel = dialect === "memory" ? kernelInMemory(server) : kernelOn(db, server, dataDir)
       return yield* Effect.provide(body(server) as Effect.Effect<A, E, never>, kernel)
     }),
   )

@@ -1,11 +1,19 @@
 import * as Path from "node:path"
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { FakeModelServer, type RecordedRequest, type Turn } from "@aide/testing"
-import { createTestDatabase, postgresAvailable, tempDirectory, testKernel } from "@aide/testing/effect"
+import {
+  createTestDatabase,
+  postgresAvailable,
+  singleModelRegistry,
+  tempDirectory,
+  testKernel,
+} from "@aide/testing/effect"
 import type { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
+import * as PasswordHasher from "../../src/auth/PasswordHasher.js"
+import * as TitleGenerator from "../../src/chat/TitleGenerator.js"
 import { AppConfig } from "../../src/config/AppConfig.js"
-import type * as Kernel from "../../src/Kernel.js"
+import * as Kernel from "../../src/Kernel.js"
 import * as PostgresStorage from "../../src/storage/PostgresStorage.js"
 import * as SqliteStorage from "../../src/storage/SqliteStorage.js"
 import type { StorageError } from "../../src/storage/StorageError.js"
@@ -63,6 +71,17 @@ export const kernelOn = (
     storage: db.connect() as Layer.Layer<SqlClient.SqlClient, StorageError>,
     model: createOpenAICompatible({ name: "fake", baseURL: server.url })("fake-model"),
     memory: { claims: { pause: Duration.millis(300), maxPause: Duration.millis(300) }, ...memory },
+    scheduler: { enabled: false },
+  })
+
+/** `kernelOn`'s kernel with every store in memory (`Kernel.layerMemory`): the same tests as on SQL. */
+export const kernelInMemory = (server: FakeModelServer) =>
+  Kernel.layerMemory({
+    passwordHasher: PasswordHasher.layerTest,
+    titles: TitleGenerator.layerFallback,
+    modelRegistry: singleModelRegistry(createOpenAICompatible({ name: "fake", baseURL: server.url })("fake-model")),
+    chat: { maxRetries: 0 },
+    memory: { claims: { pause: Duration.millis(300), maxPause: Duration.millis(300) } },
     scheduler: { enabled: false },
   })
 

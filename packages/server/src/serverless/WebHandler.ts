@@ -1,4 +1,4 @@
-import { DueRunner, type Kernel, type Scheduler } from "@aide/kernel"
+import { DueRunner, type Kernel } from "@aide/kernel"
 import { type HttpApi, HttpApiBuilder, type HttpRouter } from "@effect/platform"
 import { Data, Layer, Option, type Redacted, Supervisor } from "effect"
 import type { TrustProxy } from "../http/ClientAddress.js"
@@ -56,15 +56,10 @@ export const serverlessKernel = <O extends KernelOptionsHolder>(options: O): O =
   kernel: {
     streamHub: ServerlessStreams.layer,
     ...options.kernel,
-    // A scheduler Layer of the caller's is kept as given; settings get the firing loop off.
-    scheduler: Layer.isLayer(options.kernel?.scheduler)
-      ? options.kernel.scheduler
-      : { ...options.kernel?.scheduler, enabled: false },
+    // The default scheduler's firing loop off (a `schedulerLayer` of the caller's is kept as given).
+    scheduler: { ...options.kernel?.scheduler, enabled: false },
   },
 })
-
-const schedulerSettings = (scheduler: Scheduler.SchedulerOptions | Layer.Layer.Any | undefined) =>
-  scheduler === undefined || Layer.isLayer(scheduler) ? undefined : (scheduler as Scheduler.SchedulerOptions)
 
 type ApiLayer<E> = Layer.Layer<HttpApi.Api | HttpRouter.HttpRouter.DefaultServices | Kernel.KernelServices, E>
 
@@ -84,7 +79,7 @@ export const make = <E>(
   const trigger = RunDue.layer({
     cronSecret: options.cronSecret ?? Option.none(),
     trustProxy: options.trustProxy,
-  }).pipe(Layer.provide(DueRunner.layer(schedulerSettings(options.kernel?.scheduler))))
+  }).pipe(Layer.provide(DueRunner.layer(options.kernel?.scheduler)))
   const { handler, dispose } = HttpApiBuilder.toWebHandler(
     trigger.pipe(Layer.provideMerge(api), Layer.provide(Supervisor.addSupervisor(background.supervisor))),
     { middleware: traced === undefined ? background.middleware : (app) => background.middleware(traced(app)) },
