@@ -1,4 +1,3 @@
-import * as Crypto from "node:crypto"
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { Ids } from "../ids/Ids.js"
 import type { StorageError } from "../storage/StorageError.js"
@@ -16,11 +15,12 @@ import {
   Unauthenticated,
 } from "./AuthErrors.js"
 import type { ClientInfo, Principal, Session, TokenPair } from "./AuthModel.js"
-import { AuthStore, type SessionRow } from "./AuthStore.js"
+import { AuthStore } from "./AuthStore.js"
 import { PasswordHasher } from "./PasswordHasher.js"
 import * as PasswordRule from "./PasswordRule.js"
 import * as SessionList from "./SessionList.js"
 import * as SessionSignals from "./SessionSignals.js"
+import * as Sessions from "./Sessions.js"
 
 /**
  * The owner's password, sessions and tokens. A session is a device: it owns one refresh-token
@@ -72,12 +72,6 @@ export class Auth extends Context.Tag("@aide/kernel/Auth")<
   }
 >() {}
 
-const refreshTokenPrefix = "aide_rt_"
-/** Revoked and expired sessions are kept this long (visible to an operator), then purged. */
-const sessionRetention = Duration.days(30)
-
-const sha256 = (value: string) => Crypto.createHash("sha256").update(value).digest("base64url")
-
 const build = Effect.gen(function* () {
   const config = yield* AuthConfig
   const store = SessionList.cached(yield* AuthStore)
@@ -94,41 +88,13 @@ const build = Effect.gen(function* () {
 
   const checkNewPassword = (password: string) => PasswordRule.check(config, password)
 
-  const newRefreshToken = Effect.map(ids.secret(32), (secret) => refreshTokenPrefix + secret)
-
-  const pair = (sessionId: string, refreshToken: string, refreshExpiresAt: Date) =>
-    Effect.map(
-      accessTokens.issue(sessionId),
-      ({ token, expiresAt }): TokenPair => ({ token, refreshToken, expiresAt, refreshExpiresAt }),
-    )
-
-  /** A new session's row and refresh token, not stored yet. */
-  const newSession = Effect.fn("Auth.newSession")(function* (client: ClientInfo) {
-    const issuedAt = yield* now
-    const expiresAt = new Date(issuedAt.getTime() + Duration.toMillis(config.refreshTokenTtl))
-    const refreshToken = yield* newRefreshToken
-    const row: SessionRow = {
-      id: yield* ids.uuid,
-      createdAt: issuedAt.toISOString(),
-      expiresAt: expiresAt.toISOString(),
-      userAgent: client.userAgent,
-      ip: client.ip,
-    }
-    return { row, refreshToken, expiresAt }
-  })
-
-  /**
-   * Opens a session if the password verified against `generation` is still the owner's;
-   * none when it changed meanwhile (the caller answers as for a wrong password).
-   */
-  const startSession = Effect.fn("Auth.startSession")(function* (client: ClientInfo, generation: number) {
-    const session = yield* newSession(client)
-    yield* store.purgeSessions(
-      new Date(Date.parse(session.row.createdAt) - Duration.toMillis(sessionRetention)).toISOString(),
-    )
-    const created = store.createSession(session.row, sha256(session.refreshToken), generation)
-    if (!(yield* activeSessions.remember(session.row.id, created))) return Option.none<TokenPair>()
-    return Option.some(yield* pair(session.row.id, session.refreshToken, session.expiresAt))
+  const { newRefreshToken, pair, newSession, startSession } = Sessions.make({
+    config,
+    store,
+    accessTokens,
+    ids,
+    activeSessions,
+    now,
   })
 
   const isSetup = Effect.suspend(() =>
@@ -176,13 +142,13 @@ const build = Effect.gen(function* () {
   })
 
   const refresh = Effect.fn("Auth.refresh")(function* (refreshToken: string) {
-    const hash = sha256(refreshToken)
+    const hash = Sessions.sha256(refreshToken)
     const rotatedAt = yield* now
     const expiresAt = new Date(rotatedAt.getTime() + Duration.toMillis(config.refreshTokenTtl))
     const nextToken = yield* newRefreshToken
     const sessionId = yield* store.rotateRefreshToken({
       hash,
-      nextHash: sha256(nextToken),
+      nextHash: Sessions.sha256(nextToken),
       now: rotatedAt.toISOString(),
       expiresAt: expiresAt.toISOString(),
     })
@@ -231,7 +197,7 @@ const build = Effect.gen(function* () {
       now: session.row.createdAt,
       generation,
       session: session.row,
-      refreshTokenHash: sha256(session.refreshToken),
+      refreshTokenHash: Sessions.sha256(session.refreshToken),
     })
     // Another change, verified against the same current password, won: that password is gone.
     if (Option.isNone(replaced)) return yield* new InvalidCredentials()
@@ -239,38 +205,7 @@ const build = Effect.gen(function* () {
     return yield* pair(session.row.id, session.refreshToken, session.expiresAt)
   })
 
-  // The same rows (the cached store serves one list a second) give the same answer to the same
-  // session: one frozen list shared by its requests, not rebuilt per request (the server renders
-  // it once too). Bounded: one entry per session asking, for as long as those rows are served.
-  const listed = new WeakMap<ReadonlyArray<SessionRow>, Map<string, ReadonlyArray<Session>>>()
-
-  // Untraced: it runs on every `GET /api/auth/sessions`, where a span (and the stack trace
-  // Effect.fn captures per call) cost about as much as the query.
-  const listSessions = Effect.fnUntraced(function* (principal: Principal) {
-    const rows = yield* store.listActiveSessions((yield* now).toISOString())
-    let bySession = listed.get(rows)
-    if (bySession === undefined) {
-      bySession = new Map()
-      listed.set(rows, bySession)
-    }
-    const known = bySession.get(principal.sessionId)
-    if (known !== undefined) return known
-    const sessions: ReadonlyArray<Session> = Object.freeze(
-      rows.map(
-        (row): Session =>
-          Object.freeze({
-            id: row.id,
-            createdAt: new Date(row.createdAt),
-            expiresAt: new Date(row.expiresAt),
-            userAgent: row.userAgent,
-            ip: row.ip,
-            current: row.id === principal.sessionId,
-          }),
-      ),
-    )
-    bySession.set(principal.sessionId, sessions)
-    return sessions
-  })
+  const listSessions = SessionList.lister(store, now)
 
   const revokeSession = Effect.fn("Auth.revokeSession")(function* (principal: Principal, sessionId: string) {
     const revoked = yield* store.revokeSession(sessionId, (yield* now).toISOString())

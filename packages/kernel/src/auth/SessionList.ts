@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import type { Principal, Session } from "./AuthModel.js"
 import type { AuthStore, SessionRow } from "./AuthStore.js"
 
 type Store = AuthStore["Type"]
@@ -72,4 +73,40 @@ export const cached = (store: Store, maxAgeMillis = defaultMaxAgeMillis): Store 
     wrapped[name] = write(store[name] as (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>)
   }
   return wrapped as unknown as Store
+}
+
+/** `Auth.listSessions` over `store` (best the `cached` one). */
+export const lister = (store: Store, now: Effect.Effect<Date>) => {
+  // The same rows (the cached store serves one list a second) give the same answer to the same
+  // session: one frozen list shared by its requests, not rebuilt per request (the server renders
+  // it once too). Bounded: one entry per session asking, for as long as those rows are served.
+  const listed = new WeakMap<ReadonlyArray<SessionRow>, Map<string, ReadonlyArray<Session>>>()
+
+  // Untraced: it runs on every `GET /api/auth/sessions`, where a span (and the stack trace
+  // Effect.fn captures per call) cost about as much as the query.
+  return Effect.fnUntraced(function* (principal: Principal) {
+    const rows = yield* store.listActiveSessions((yield* now).toISOString())
+    let bySession = listed.get(rows)
+    if (bySession === undefined) {
+      bySession = new Map()
+      listed.set(rows, bySession)
+    }
+    const known = bySession.get(principal.sessionId)
+    if (known !== undefined) return known
+    const sessions: ReadonlyArray<Session> = Object.freeze(
+      rows.map(
+        (row): Session =>
+          Object.freeze({
+            id: row.id,
+            createdAt: new Date(row.createdAt),
+            expiresAt: new Date(row.expiresAt),
+            userAgent: row.userAgent,
+            ip: row.ip,
+            current: row.id === principal.sessionId,
+          }),
+      ),
+    )
+    bySession.set(principal.sessionId, sessions)
+    return sessions
+  })
 }
