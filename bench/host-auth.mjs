@@ -36,7 +36,7 @@ const measure = (label, authLayer, token, tokens) =>
         signingSecret: Redacted.make(new Uint8Array(32).fill(1)),
         passwordHasher: PasswordHasher.layerTest,
         scheduler: { enabled: false },
-        ...(authLayer === undefined ? {} : { auth: authLayer }),
+        ...(authLayer === undefined ? {} : { authLayer }),
       }),
     ),
     Effect.scoped,
