@@ -1,12 +1,21 @@
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import {
   authStoreContract,
+  channelConversationsContract,
+  chatRunsContract,
   configStoreContract,
   inboxStoreContract,
   mcpOAuthStoreContract,
   memoryStoreContract,
   observationStoreContract,
   onSqlDialects,
+  recallIndexContract,
+  runLedgerContract,
+  threadsContract,
+  webhookReplaysContract,
 } from "@aide/testing/effect"
+import { describe, expect, it } from "vitest"
 import * as MemoryAuthStore from "../src/auth/MemoryAuthStore.js"
 import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
 import * as ConfigStore from "../src/config/ConfigStore.js"
@@ -19,6 +28,39 @@ import * as MemoryWorkingStore from "../src/memory/MemoryWorkingStore.js"
 import * as MemoryObservationStore from "../src/memory/observational/MemoryObservationStore.js"
 import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
+import { catalog, type StoreName } from "../src/stores/Stores.js"
+
+/**
+ * The contract suite of each store of the record (`Stores.catalog`) and the test file running it
+ * on the kernel's stores: a store added to the record without one does not compile here.
+ */
+const contracts: { readonly [K in StoreName]: readonly [suite: { readonly name: string }, file: string] } = {
+  authStore: [authStoreContract, "store-contracts.test.ts"],
+  configStore: [configStoreContract, "store-contracts.test.ts"],
+  threads: [threadsContract, "threads.test.ts"],
+  inboxStore: [inboxStoreContract, "store-contracts.test.ts"],
+  chatRuns: [chatRunsContract, "chat-runs.test.ts"],
+  runLedger: [runLedgerContract, "run-ledger.test.ts"],
+  mcpOAuthStore: [mcpOAuthStoreContract, "store-contracts.test.ts"],
+  memoryStore: [memoryStoreContract, "store-contracts.test.ts"],
+  observationStore: [observationStoreContract, "store-contracts.test.ts"],
+  recallIndex: [recallIndexContract, "threads.test.ts"],
+  channelConversations: [channelConversationsContract, "channel-conversations.test.ts"],
+  webhookReplays: [webhookReplaysContract, "hardening/webhook-replay-stores.test.ts"],
+}
+
+describe("the store record's contract suites", () => {
+  it("every store of Stores.catalog has its contract suite, run by the file named", () => {
+    expect(Object.keys(contracts).sort()).toEqual([...catalog.names].sort())
+    for (const [suite, file] of Object.values(contracts)) {
+      // Called, or handed to `onSqlDialects`: named outside the imports and comments.
+      const source = Fs.readFileSync(Path.join(import.meta.dirname, file), "utf8")
+        .replace(/^import [^;]*? from "[^"]+"$/gms, "")
+        .replace(/^\s*\/\/.*$/gm, "")
+      expect(source, `${file} runs ${suite.name}`).toMatch(new RegExp(`\\b${suite.name}\\b`))
+    }
+  })
+})
 
 // The contracts @aide/testing exports for third-party stores, on the kernel's SQL and in-memory ones.
 onSqlDialects(memoryStoreContract, "SqlMemoryStore", SqlMemoryStore.layer)
