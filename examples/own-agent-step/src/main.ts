@@ -5,7 +5,7 @@
  * A model must still be configured (`models.operator`): the step is given it, and ignores it.
  */
 import { Server, ServerConfig } from "@aide/server"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { homeTools } from "./home.js"
 import * as ScriptedStep from "./scriptedStep.js"
 
