@@ -7,6 +7,7 @@ import * as AiSdkAgentStep from "../src/chat/AiSdkAgentStep.js"
 import * as Chat from "../src/chat/Chat.js"
 import { ChatModelError } from "../src/chat/ChatErrors.js"
 import type { StoredMessage } from "../src/threads/Threads.js"
+import * as ToolRegistry from "../src/tools/ToolRegistry.js"
 import {
   answer,
   chatKernel,
@@ -246,4 +247,46 @@ describe("Chat with an AgentStep of its own", () => {
       expect(stored.metadata).toMatchObject({ interrupted: "stopped" })
     }).pipe(Effect.provide(chatKernel({}, own.layer)))
   })
+
+  it.effect(
+    "a step cannot skip the owner: a call needing approval, run without it, fails and the tool never runs",
+    () => {
+      const ran: Array<unknown> = []
+      const own = ownStep((input) => {
+        const attempt = Promise.resolve(
+          input.tools.home_unlock!.execute!({}, { toolCallId: "unasked", messages: [...input.messages] }),
+        ).then(
+          () => "ran",
+          (error: unknown) => String(error),
+        )
+        return new ReadableStream<UIMessageChunk>({
+          start: async (controller) => {
+            for (const chunk of textAnswer(input, await attempt)) controller.enqueue(chunk)
+            controller.enqueue({ type: "text-end", id: "t" })
+            controller.enqueue({ type: "finish" })
+            controller.close()
+          },
+        })
+      })
+      return Effect.gen(function* () {
+        const registry = yield* ToolRegistry.ToolRegistry
+        yield* registry.register({
+          id: "home",
+          kind: "plugin",
+          tools: Effect.succeed([
+            {
+              name: "unlock",
+              description: "Unlocks the door",
+              inputSchema: { type: "object" },
+              requireApproval: true,
+              execute: (input: unknown) => Effect.sync(() => ran.push(input)),
+            },
+          ]),
+        })
+        yield* chunksOf(yield* send("t1", "Open the door"))
+        expect(ran).toEqual([])
+        expect(textOf((yield* messagesOf("t1")).at(-1))).toContain("needs the owner's approval")
+      }).pipe(Effect.scoped, Effect.provide(chatKernel({}, own.layer)))
+    },
+  )
 })

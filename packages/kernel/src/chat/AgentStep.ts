@@ -33,7 +33,8 @@ export interface AgentStepInput {
    * The run's tools (built-ins, MCP servers, plugins) as AI SDK tools keyed by their ids. Each
    * carries its approval policy (`needsApproval(input, { toolCallId, messages })`) and its
    * `execute(input, { toolCallId, messages })`, which holds Aide's bounds (timeouts, output size,
-   * sandboxes): call it rather than the tool's source.
+   * sandboxes): call it rather than the tool's source. A call that needs approval and was not
+   * approved by the owner is refused there (its promise rejects; the tool never runs).
    */
   readonly tools: ToolSet
   /** The most model steps (each may call tools) this run may take. */

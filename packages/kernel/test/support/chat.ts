@@ -132,7 +132,7 @@ export const chatKernel = (
         StreamHub.layerMemory({ retention: "60 seconds" }),
         TitleGenerator.layerFallback,
         Ids.layer,
-        Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
+        Tools.layer.pipe(Layer.provideMerge(ToolRegistry.layer)),
         agentStep,
         SqlChatRuns.layer,
         Memory.layer().pipe(Layer.provide([SqlMemoryStore.layer, SqlObservationStore.layer, Ids.layer])),
