@@ -22,6 +22,7 @@ import type { StorageError } from "./storage/StorageError.js"
 export type { KernelOptions, KernelServices, StoreOptions } from "./kernel/KernelOptions.js"
 export { KernelOptionsError } from "./kernel/KernelOptionsError.js"
 export type {
+  AgentStepLayer,
   AuthLayer,
   InboxLayer,
   McpRegistryLayer,

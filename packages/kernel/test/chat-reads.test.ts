@@ -1,6 +1,7 @@
 import { createRequire } from "node:module"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
+import * as AiSdkAgentStep from "../src/chat/AiSdkAgentStep.js"
 import * as Chat from "../src/chat/Chat.js"
 import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
 import * as StreamHub from "../src/chat/StreamHub.js"
@@ -83,6 +84,7 @@ const kernel = Chat.layer({ maxRetries: 0 }).pipe(
       recordingTitles,
       Ids.layer,
       Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
+      AiSdkAgentStep.layer,
       SqlChatRuns.layer,
       Memory.layer().pipe(Layer.provide([SqlMemoryStore.layer, SqlObservationStore.layer, Ids.layer])),
       Recall.layer.pipe(Layer.provide(SqlRecallIndex.layer)),

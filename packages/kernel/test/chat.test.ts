@@ -3,6 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { simulateReadableStream } from "ai"
 import { MockLanguageModelV3 } from "ai/test"
 import { Chunk, Context, Effect, Either, Fiber, Layer, Option, Runtime, Stream, TestClock } from "effect"
+import * as AiSdkAgentStep from "../src/chat/AiSdkAgentStep.js"
 import * as Chat from "../src/chat/Chat.js"
 import type { ChatPart } from "../src/chat/ChatModel.js"
 import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
@@ -113,6 +114,7 @@ const kernel = Chat.layer({ maxRetries: 0 }).pipe(
       TitleGenerator.layerFallback,
       Ids.layer,
       Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
+      AiSdkAgentStep.layer,
       SqlChatRuns.layer,
       Memory.layer().pipe(Layer.provide([SqlMemoryStore.layer, SqlObservationStore.layer, Ids.layer])),
       Recall.layer.pipe(Layer.provide(SqlRecallIndex.layer)),

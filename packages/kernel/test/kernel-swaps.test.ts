@@ -13,6 +13,8 @@ import * as SqlAuthStore from "../src/auth/SqlAuthStore.js"
 import * as ChannelConversations from "../src/channels/gateway/ChannelConversations.js"
 import * as ChannelGateway from "../src/channels/gateway/ChannelGateway.js"
 import * as WebhookReplays from "../src/channels/gateway/WebhookReplays.js"
+import * as AgentStep from "../src/chat/AgentStep.js"
+import * as AiSdkAgentStep from "../src/chat/AiSdkAgentStep.js"
 import * as Chat from "../src/chat/Chat.js"
 import { ChatRuns } from "../src/chat/ChatRuns.js"
 import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
@@ -164,6 +166,18 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
     )
     expect(executed).toBe(1)
     expect(JSON.stringify(messages.at(-1)?.parts)).toContain("Deleted.")
+  })
+
+  it("agentStep: Chat runs its turns through the AgentStep given", async () => {
+    const calls: Calls = []
+    const messages = await withKernel({ agentStep: spy(AgentStep.AgentStep, AiSdkAgentStep.layer, calls) }, () =>
+      Effect.zipRight(
+        runChat("t-1"),
+        Effect.flatMap(Threads, (threads) => threads.messages("t-1")),
+      ),
+    )
+    expect(calls).toEqual(["run"])
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant"])
   })
 
   it("chatRuns: a second message looks up suspended runs in the ChatRuns given", async () => {

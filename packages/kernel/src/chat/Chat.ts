@@ -188,5 +188,5 @@ export const make = (options: ChatOptions = {}) =>
     return Chat.of({ send, approve, stop: runningRuns.stop })
   })
 
-/** Chat over `Threads`, `ChatRuns`, `Tools`, `StreamHub`, `AppConfig`, `ModelRegistry`, `TitleGenerator` and `Ids`. */
+/** Chat over `Threads`, `ChatRuns`, `Tools`, `AgentStep`, `StreamHub`, `AppConfig`, `ModelRegistry`, `TitleGenerator` and `Ids`. */
 export const layer = (options: ChatOptions = {}) => Layer.scoped(Chat, make(options))

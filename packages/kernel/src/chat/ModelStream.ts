@@ -1,14 +1,13 @@
-import type { LanguageModel, ModelMessage, ToolSet, UIMessage, UIMessageChunk } from "ai"
+import type { UIMessageChunk } from "ai"
 import { Clock, Data, Duration, Effect, Fiber } from "effect"
-import { loadAi } from "../models/LoadAi.js"
+import type { AgentStepOutcome, AgentStepRun } from "./AgentStep.js"
 import { ChatModelError } from "./ChatErrors.js"
 import { errorMessage, isContent } from "./ChatMessages.js"
-import type { AssistantMetadata } from "./ChatModel.js"
 import { batchedReads } from "./internal/BatchedReader.js"
 import * as RunBounds from "./RunBounds.js"
 
 /**
- * One model call of a run, read as UI message chunks: the AI SDK's stream with the run's idle
+ * One agent step of a run, read as UI message chunks: the step's stream with the run's idle
  * watchdog around it, held until the first content (or a failure) so that a failure before any
  * content can still be an error response.
  */
@@ -21,28 +20,11 @@ const isVisible = (chunk: UIMessageChunk) =>
 export class RunCut extends Data.TaggedError("RunCut")<{ readonly reason: "max-answer-bytes" | "idle-timeout" }> {}
 
 export interface ModelCall {
-  readonly model: LanguageModel
-  readonly settings: object
-  readonly system: string
-  readonly messages: ReadonlyArray<ModelMessage>
-  readonly tools: ToolSet
-  readonly maxSteps: number
-  readonly maxRetries: number
+  /** The agent step's stream and report (`AgentStep.run`). */
+  readonly step: AgentStepRun
+  /** The run's: aborting it ends the step. */
   readonly controller: AbortController
-  /** The history as stored: the SDK continues its last assistant message (a resumed run). */
-  readonly originalMessages: ReadonlyArray<unknown>
-  readonly assistantId: string
-  readonly metadata: AssistantMetadata
   readonly bounds: RunBounds.RunBounds
-  readonly onProviderError: (error: unknown) => void
-}
-
-/** What the SDK reported when the stream ended. */
-export interface Outcome {
-  responseMessage: UIMessage | undefined
-  aborted: boolean
-  usage: { readonly inputTokens?: number | undefined; readonly outputTokens?: number | undefined }
-  finishReason: string | undefined
 }
 
 export interface ModelStream {
@@ -63,48 +45,21 @@ export interface ModelStream {
   readonly abandon: Effect.Effect<void>
   /** Stops the idle watchdog (once reading is over). */
   readonly done: Effect.Effect<void>
-  readonly outcome: Outcome
+  /** What the step reported, read once its stream ended; `aborted` filled in from the run's signal. */
+  readonly outcome: () => AgentStepOutcome
 }
 
-/** Starts the call; fails with `ChatModelError` when the model fails (or stays silent) before any content. */
+/**
+ * Reads the step's stream; fails with `ChatModelError` when it fails (or stays silent) before any
+ * content.
+ */
 export const open = (call: ModelCall) =>
   Effect.gen(function* () {
-    const { stepCountIs, streamText } = yield* Effect.promise(loadAi)
-    const outcome: Outcome = {
-      responseMessage: undefined,
-      aborted: false,
-      usage: {},
-      finishReason: undefined,
+    const reader = call.step.stream.getReader()
+    const outcome = (): AgentStepOutcome => {
+      const reported = call.step.outcome?.() ?? {}
+      return reported.aborted === undefined ? { ...reported, aborted: call.controller.signal.aborted } : reported
     }
-    const uiStream = streamText({
-      model: call.model,
-      system: call.system,
-      messages: call.messages as Array<ModelMessage>,
-      tools: call.tools,
-      stopWhen: stepCountIs(call.maxSteps),
-      abortSignal: call.controller.signal,
-      maxRetries: call.maxRetries,
-      onError: ({ error }) => call.onProviderError(error),
-      ...call.settings,
-    }).toUIMessageStream({
-      originalMessages: call.originalMessages as Array<UIMessage>,
-      // Continuing after an approval keeps the paused assistant message's id (the SDK takes the
-      // last assistant message's id); a new answer gets this one.
-      generateMessageId: () => call.assistantId,
-      messageMetadata: ({ part }) => {
-        if (part.type === "finish") {
-          outcome.usage = part.totalUsage
-          outcome.finishReason = part.finishReason
-        }
-        return part.type === "start" ? call.metadata : undefined
-      },
-      onFinish: ({ responseMessage, isAborted }) => {
-        outcome.responseMessage = responseMessage
-        outcome.aborted = isAborted
-      },
-      onError: errorMessage,
-    })
-    const reader = uiStream.getReader()
     const abandon = Effect.sync(() => {
       reader.cancel().catch(() => undefined)
       call.controller.abort()

@@ -5,6 +5,7 @@ import type * as AuthConfig from "../auth/AuthConfig.js"
 import type * as PasswordHasher from "../auth/PasswordHasher.js"
 import type * as ChannelRegistry from "../channels/ChannelRegistry.js"
 import type * as ChannelGateway from "../channels/gateway/ChannelGateway.js"
+import type * as AgentStep from "../chat/AgentStep.js"
 import type * as Chat from "../chat/Chat.js"
 import type * as StreamHub from "../chat/StreamHub.js"
 import type * as TitleGenerator from "../chat/TitleGenerator.js"
@@ -65,6 +66,8 @@ export type Services =
 
 /** `Auth`: built first, beside the config document; `AuthConfig` is the `auth` settings' defaults. */
 export type AuthLayer = Layer.Layer<Auth.Auth, StorageError, ServiceRequirements | AuthConfig.AuthConfig>
+/** `AgentStep`: one agent step of a chat run, given what chat built (see the Tag's contract). */
+export type AgentStepLayer = Layer.Layer<AgentStep.AgentStep, StorageError, ServiceRequirements | AppConfig.AppConfig>
 /** `Memory` and `Recall` together: chat reads both before a turn and feeds both after it. */
 export type MemoryLayer = Layer.Layer<
   Memory.Memory | Recall.Recall,
@@ -117,6 +120,11 @@ export interface ServicesOptions {
   readonly authLayer?: AuthLayer
   /** Chat run settings (e.g. provider retries, answer bounds). */
   readonly chat?: Chat.ChatOptions
+  /**
+   * Your agent step (history, system prompt, tools → UI message stream: a Mastra or LangGraph
+   * agent, a loop of your own); default `AiSdkAgentStep.layer` (the AI SDK's `streamText`).
+   */
+  readonly agentStep?: AgentStepLayer
   /** Channels to register (e.g. `ChannelRegistry.channel(telegram)`); default none. */
   readonly channels?: Layer.Layer<never, never, ChannelRegistry.ChannelRegistry>
   /** Channel plugins' endpoints to register (e.g. `ChannelGateway.endpoint(telegram)`); the loader registers its own. */

@@ -3,6 +3,7 @@ import * as Auth from "../auth/Auth.js"
 import * as AuthConfig from "../auth/AuthConfig.js"
 import * as ChannelRegistry from "../channels/ChannelRegistry.js"
 import * as ChannelGateway from "../channels/gateway/ChannelGateway.js"
+import * as AiSdkAgentStep from "../chat/AiSdkAgentStep.js"
 import * as Chat from "../chat/Chat.js"
 import * as StreamHub from "../chat/StreamHub.js"
 import * as AppConfig from "../config/AppConfig.js"
@@ -37,7 +38,11 @@ export function services(options?: ServicesOptions): Layer.Layer<Services, Stora
 export function services(options: ServicesOptions = {}): Layer.Layer<Services, StorageError, ServiceRequirements> {
   const authConfig = AuthConfig.layer(options.auth)
   const auth = (options.authLayer ?? Auth.layer).pipe(Layer.provide(authConfig))
-  const chat = Chat.layer(options.chat).pipe(Layer.provideMerge(Tools.layer))
+  // The agent step (history, prompt, tools → UI message stream) is chat's alone: yours or `streamText`.
+  const chat = Chat.layer(options.chat).pipe(
+    Layer.provideMerge(Tools.layer),
+    Layer.provide(options.agentStep ?? AiSdkAgentStep.layer),
+  )
   // GET /api/threads reports the hub's running streams.
   const activeStreams = Layer.effect(
     ActiveStreams.ActiveStreams,

@@ -2,6 +2,8 @@ import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-
 import { simulateReadableStream } from "ai"
 import { MockLanguageModelV3 } from "ai/test"
 import { Chunk, Context, Effect, Layer, Schedule, Stream, TestServices } from "effect"
+import type * as AgentStep from "../../src/chat/AgentStep.js"
+import * as AiSdkAgentStep from "../../src/chat/AiSdkAgentStep.js"
 import * as Chat from "../../src/chat/Chat.js"
 import * as SqlChatRuns from "../../src/chat/SqlChatRuns.js"
 import * as StreamHub from "../../src/chat/StreamHub.js"
@@ -120,14 +122,18 @@ export const modelRegistry = Layer.effect(
   ),
 ).pipe(Layer.provideMerge(Layer.sync(TestModel, () => ({ current: scriptedModel() }))))
 
-export const chatKernel = (options: Chat.ChatOptions = {}) =>
+export const chatKernel = (
+  options: Chat.ChatOptions = {},
+  agentStep: Layer.Layer<AgentStep.AgentStep> = AiSdkAgentStep.layer,
+) =>
   Chat.layer({ maxRetries: 0, ...options }).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         StreamHub.layerMemory({ retention: "60 seconds" }),
         TitleGenerator.layerFallback,
         Ids.layer,
-        Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
+        Tools.layer.pipe(Layer.provideMerge(ToolRegistry.layer)),
+        agentStep,
         SqlChatRuns.layer,
         Memory.layer().pipe(Layer.provide([SqlMemoryStore.layer, SqlObservationStore.layer, Ids.layer])),
         Recall.layer.pipe(Layer.provide(SqlRecallIndex.layer)),

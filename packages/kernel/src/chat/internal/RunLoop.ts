@@ -59,16 +59,20 @@ export const run = (spec: RunLoopSpec): Effect.Effect<void> => {
         }
       }),
     )
+    // What a client was sent, when the stream broke; what the step built, when it ended.
+    let rebuilt: UIMessage | undefined
     if (relayed._tag === "Left") {
       const failure = relayed.left
       if (failure._tag === "RunCut") yield* model.abandon
       interrupted = failure._tag === "RunCut" ? failure.reason : "model-error"
       const errorText = failure._tag === "RunCut" ? RunBounds.cutText(failure.reason, bounds) : failure.message
       yield* writer.publish({ type: "error", errorText })
-      model.outcome.responseMessage = yield* answer.rebuild
+      rebuilt = yield* answer.rebuild
     }
     yield* model.done
-    const { outcome } = model
+    const outcome = model.outcome()
+    // A step that reports no message (one of an embedder's) is stored as its clients built it.
+    const responseMessage = relayed._tag === "Left" ? rebuilt : (outcome.responseMessage ?? (yield* answer.rebuild))
     if (interrupted === undefined && outcome.aborted) interrupted = "stopped"
     if (interrupted === "model-error") KernelMetrics.countModelError()
     KernelMetrics.countChatRun(
@@ -80,15 +84,15 @@ export const run = (spec: RunLoopSpec): Effect.Effect<void> => {
             ? "model_error"
             : "cut",
     )
-    yield* spec.commit(outcome.responseMessage, interrupted)
+    yield* spec.commit(responseMessage, interrupted)
     yield* spec.afterCommit
     if (finish !== undefined) yield* writer.publish(finish)
     yield* Effect.logInfo("chat run finished").pipe(
       Effect.annotateLogs({
         durationMs: (yield* Clock.currentTimeMillis) - spec.startedAt,
         finishReason: interrupted ?? outcome.finishReason ?? "unknown",
-        inputTokens: outcome.usage.inputTokens ?? null,
-        outputTokens: outcome.usage.outputTokens ?? null,
+        inputTokens: outcome.usage?.inputTokens ?? null,
+        outputTokens: outcome.usage?.outputTokens ?? null,
         answerBytes: answer.bytes(),
       }),
     )

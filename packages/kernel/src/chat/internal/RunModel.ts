@@ -6,6 +6,7 @@ import { Recall } from "../../memory/recall/Recall.js"
 import { loadAi } from "../../models/LoadAi.js"
 import { ModelRegistry } from "../../models/ModelRegistry.js"
 import type { StoredMessage } from "../../threads/Threads.js"
+import { AgentStep } from "../AgentStep.js"
 import { rejectsNewestAttachment } from "../Attachments.js"
 import { ChatModelError, UnsupportedAttachment } from "../ChatErrors.js"
 import { errorMessage } from "../ChatMessages.js"
@@ -22,8 +23,9 @@ export interface RunModelOptions {
 }
 
 /**
- * The model call of a run: the operator model over the thread's history as a model can take it
- * (malformed stored attachments left out, with a warning), opened up to its first content.
+ * The model call of a run: the agent step (`AgentStep`) over the thread's history as a model can
+ * take it (malformed stored attachments left out, with a warning), with the operator model, the
+ * system prompt and the run's tools, opened up to its first content.
  */
 export const make = (options: RunModelOptions) =>
   Effect.gen(function* () {
@@ -31,6 +33,7 @@ export const make = (options: RunModelOptions) =>
     const models = yield* ModelRegistry
     const memory = yield* Memory
     const recall = yield* Recall
+    const agentStep = yield* AgentStep
     // Provider errors surface in the SDK's callbacks; log them through our logger, not stderr.
     const runtime = yield* Effect.runtime<never>()
     const logProviderError = (error: unknown): void => {
@@ -96,9 +99,10 @@ export const make = (options: RunModelOptions) =>
                 return new ChatModelError({ message: errorMessage(error) })
               },
             })
-            return yield* ModelStream.open({
-              model: resolved.model,
-              settings: resolved.settings,
+            const step = yield* agentStep.run({
+              threadId,
+              runId: call.metadata.runId,
+              model: { model: resolved.model, settings: resolved.settings },
               system: systemPrompt(
                 resolved.config,
                 call.startedAt,
@@ -106,20 +110,20 @@ export const make = (options: RunModelOptions) =>
                 context.observations,
                 recalled,
               ),
+              history: call.history,
               messages: modelMessages,
               tools: call.tools,
               maxSteps: call.maxSteps,
               maxRetries: options.maxRetries,
-              controller: call.controller,
-              originalMessages: call.history,
-              assistantId: call.assistantId,
+              abortSignal: call.controller.signal,
+              messageId: call.assistantId,
               metadata: call.metadata,
-              bounds: options.bounds,
               onProviderError: (error) => {
                 providerError = error
                 logProviderError(error)
               },
             })
+            return yield* ModelStream.open({ step, controller: call.controller, bounds: options.bounds })
           })
         // A request the provider refused because of an attachment of an earlier message (stored
         // before validation, or of a type this model cannot take) is retried without earlier

@@ -13,6 +13,7 @@ import type { AssistantMetadata } from "../ChatModel.js"
 import type { SuspendedRun } from "../ChatRuns.js"
 import type * as RunBounds from "../RunBounds.js"
 import { StreamHub, type StreamSink } from "../StreamHub.js"
+import { guardApprovals } from "./ApprovalGuard.js"
 import * as RunLoop from "./RunLoop.js"
 import * as RunModel from "./RunModel.js"
 import type { Claim } from "./RunningRuns.js"
@@ -142,7 +143,10 @@ export const make = (
           const assistantId = yield* ids.uuid
           const metadata: AssistantMetadata = { runId, threadId }
           const approvedCalls = (spec.decidedCalls ?? []).filter((call) => call.approved === true)
-          const toolset = yield* tools.forRun({ threadId, runId, approvedCalls })
+          const toolset = guardApprovals(
+            yield* tools.forRun({ threadId, runId, approvedCalls }),
+            new Set(approvedCalls.map((call) => call.toolCallId)),
+          )
           const opened = yield* Effect.exit(
             runModel.open({
               threadId,
