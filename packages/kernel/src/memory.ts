@@ -3,6 +3,7 @@
  * The same namespaces as in `@aide/kernel`, without loading the rest of the kernel.
  */
 export * as Memory from "./memory/Memory.js"
+export * as MemoryErrors from "./memory/MemoryErrors.js"
 export * as MemoryRecord from "./memory/MemoryRecord.js"
 export * as MemoryStore from "./memory/MemoryStore.js"
 export * as MemoryTools from "./memory/MemoryTools.js"

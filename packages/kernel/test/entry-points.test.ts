@@ -86,6 +86,58 @@ describe("the areas", () => {
   })
 })
 
+describe("a kernel module", () => {
+  /**
+   * Re-exports still to go: the composition's (Kernel.ts, kernel/BuiltinTools.ts: issue 33 items
+   * 2 and 4 rewrite them) and two modules of `@aide/kernel/internal`.
+   */
+  const pending = ["Kernel.ts", "kernel/BuiltinTools.ts", "mcp/McpConnection.ts", "plugins/sandbox/PluginProcess.ts"]
+
+  it("exports only its own things: no re-export of another module but in the entry files", () => {
+    const modules = (directory: string): ReadonlyArray<string> =>
+      readdirSync(Path.join(kernel, "src", directory), { withFileTypes: true }).flatMap((entry) => {
+        const path = directory === "" ? entry.name : `${directory}/${entry.name}`
+        if (entry.isDirectory()) return modules(path)
+        return directory !== "" && entry.name.endsWith(".ts") ? [path] : []
+      })
+    const reexporting = [...modules(""), "Kernel.ts", "KernelMemory.ts"].filter((path) =>
+      /^export (\*|(type )?\{[^}]*\}) from /m.test(readFileSync(Path.join(kernel, "src", path), "utf8")),
+    )
+    expect(reexporting.filter((path) => !pending.includes(path))).toEqual([])
+  })
+})
+
+describe("@aide/kernel/internal", () => {
+  it("holds only modules Aide's own packages (or the benchmarks) use", () => {
+    const sources = (directory: string): ReadonlyArray<string> =>
+      existsSync(directory)
+        ? readdirSync(directory, { withFileTypes: true }).flatMap((entry) =>
+            entry.name === "node_modules" || entry.name === "dist"
+              ? []
+              : entry.isDirectory()
+                ? sources(Path.join(directory, entry.name))
+                : /\.(ts|tsx|mjs|js)$/.test(entry.name)
+                  ? [Path.join(directory, entry.name)]
+                  : [],
+          )
+        : []
+    const users = [
+      ...readdirSync(Path.join(root, "packages"))
+        .filter((name) => name !== "kernel")
+        .flatMap((name) => sources(Path.join(root, "packages", name))),
+      ...sources(Path.join(root, "examples")),
+      ...sources(Path.join(root, "bench")),
+    ]
+      .map((file) => readFileSync(file, "utf8"))
+      .filter((text) => text.includes("@aide/kernel/internal") || text.includes("dist/internal.js"))
+    const namespaces = [
+      ...readFileSync(Path.join(kernel, "src/internal.ts"), "utf8").matchAll(/^export \* as (\w+) from/gm),
+    ].map((match) => match[1]!)
+    expect(namespaces.length).toBeGreaterThan(0)
+    expect(namespaces.filter((name) => !users.some((text) => new RegExp(`\\b${name}\\b`).test(text)))).toEqual([])
+  })
+})
+
 describe("what an entry loads", () => {
   /** The AI SDK, its providers, the MCP SDK and SES (with the Endo packages it comes with). */
   const heavy = /\/node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|ses|@endo\/[^/]+)\//
