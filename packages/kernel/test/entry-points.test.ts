@@ -71,6 +71,21 @@ describe("the areas", () => {
     ).toEqual(barrelOnly)
   })
 
+  it("are the table of docs/embedding.md (storage: the names it lists besides the stores)", async () => {
+    const rows = [
+      ...readFileSync(Path.join(root, "docs/embedding.md"), "utf8").matchAll(
+        /^\| `@aide\/kernel\/(\w+)` \| (.*) \|$/gm,
+      ),
+    ]
+    expect(rows.map((row) => row[1]).sort()).toEqual(subpaths.filter((name) => name !== "internal").sort())
+    for (const [, name, cell] of rows) {
+      const listed = [...cell!.matchAll(/`([A-Z]\w+)`/g)].map((match) => match[1]!).sort()
+      const exported = Object.keys(await import(`../src/${name}.ts`)).sort()
+      if (name === "storage") expect(exported).toEqual(expect.arrayContaining(listed))
+      else expect(listed, name).toEqual(exported)
+    }
+  })
+
   it("export every service Tag (a Kernel.layer slot's Tag can be named, and filled, from outside)", () => {
     const exported = new Set(["index", ...subpaths].flatMap(exportedPaths))
     const tagModules = (directory: string): ReadonlyArray<string> =>
