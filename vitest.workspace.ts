@@ -19,6 +19,7 @@ const alias = [
   { find: /^@aide\/server$/, replacement: source("server/src/index.ts") },
   { find: /^@aide\/plugin$/, replacement: source("plugin/src/index.ts") },
   { find: /^@aide\/testing\/effect$/, replacement: source("testing/src/effect/index.ts") },
+  { find: /^@aide\/testing\/contracts$/, replacement: source("testing/src/effect/contracts/index.ts") },
   { find: /^@aide\/testing\/fixtures$/, replacement: source("testing/src/fixtures/index.ts") },
   { find: /^@aide\/testing\/plugin$/, replacement: source("testing/src/plugin/index.ts") },
   { find: /^@aide\/testing$/, replacement: source("testing/src/index.ts") },

@@ -157,12 +157,13 @@ describe("what an entry loads", () => {
   /** The AI SDK, its providers, the MCP SDK and SES (with the Endo packages it comes with). */
   const heavy = /\/node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|ses|@endo\/[^/]+)\//
 
-  it("the threads contract of @aide/testing, the threads and storage entries: no AI SDK, MCP SDK or SES", async () => {
+  it("the store contracts of @aide/testing, the threads and storage entries: no AI SDK, MCP SDK or SES", async () => {
     const directory = mkdtempSync(Path.join(tmpdir(), "aide-entries-"))
     const record = Path.join(directory, "loaded.txt")
     try {
       const script = [
         `await import(${JSON.stringify(Path.join(root, "packages/testing/src/effect/contracts/ThreadsContract.ts"))})`,
+        `await import("@aide/testing/contracts")`,
         `await import("@aide/kernel/threads")`,
         `await import("@aide/kernel/storage")`,
         `(await import("node:fs")).appendFileSync(${JSON.stringify(record)}, "--- mcp\\n")`,
