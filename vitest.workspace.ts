@@ -1,18 +1,25 @@
+import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import type { TestProjectConfiguration } from "vitest/config"
 
 // Tests run against the TypeScript sources, never a stale build.
 // Exact matches: a plain "@aide/testing" key would also rewrite "@aide/testing/effect".
 const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url))
+/** The kernel's subpaths (`@aide/kernel/threads` → src/threads.ts), as its exports map lists them. */
+const kernelSubpaths = Object.keys(
+  (JSON.parse(readFileSync(source("kernel/package.json"), "utf8")) as { exports: Record<string, unknown> }).exports,
+).filter((subpath) => /^\.\/[a-z]+$/.test(subpath))
 const alias = [
-  { find: /^@aide\/kernel\/internal$/, replacement: source("kernel/src/internal.ts") },
-  { find: /^@aide\/kernel\/postgres$/, replacement: source("kernel/src/postgres.ts") },
-  { find: /^@aide\/kernel\/redis$/, replacement: source("kernel/src/redis.ts") },
+  ...kernelSubpaths.map((subpath) => ({
+    find: new RegExp(`^@aide/kernel/${subpath.slice(2)}$`),
+    replacement: source(`kernel/src/${subpath.slice(2)}.ts`),
+  })),
   { find: /^@aide\/kernel$/, replacement: source("kernel/src/index.ts") },
   { find: /^@aide\/client$/, replacement: source("client/src/index.ts") },
   { find: /^@aide\/server$/, replacement: source("server/src/index.ts") },
   { find: /^@aide\/plugin$/, replacement: source("plugin/src/index.ts") },
   { find: /^@aide\/testing\/effect$/, replacement: source("testing/src/effect/index.ts") },
+  { find: /^@aide\/testing\/contracts$/, replacement: source("testing/src/effect/contracts/index.ts") },
   { find: /^@aide\/testing\/fixtures$/, replacement: source("testing/src/fixtures/index.ts") },
   { find: /^@aide\/testing\/plugin$/, replacement: source("testing/src/plugin/index.ts") },
   { find: /^@aide\/testing$/, replacement: source("testing/src/index.ts") },

@@ -1,10 +1,26 @@
+import { readFileSync } from "node:fs"
 import { defineConfig, type Options } from "tsup"
 
 /** `AIDE_BUILD=js` (the root `prepare` at install): the JavaScript only, keeping declarations already built. */
 const jsOnly = process.env.AIDE_BUILD === "js"
 
+/**
+ * One entry per subpath of package.json's `exports` whose files are in dist (`./threads` →
+ * src/threads.ts → dist/threads.js), so a subpath is declared once, in the exports map.
+ */
+export const entries = (): Record<string, string> => {
+  const manifest = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8")) as {
+    exports: Record<string, unknown>
+  }
+  const names = Object.entries(manifest.exports).flatMap(([subpath, target]) => {
+    const file = typeof target === "object" && target !== null ? (target as { import?: string }).import : undefined
+    return file?.startsWith("./dist/") ? [subpath === "." ? "index" : subpath.slice(2)] : []
+  })
+  return Object.fromEntries(names.map((name) => [name, `src/${name}.ts`]))
+}
+
 const library: Options = {
-  entry: { index: "src/index.ts", internal: "src/internal.ts", postgres: "src/postgres.ts", redis: "src/redis.ts" },
+  entry: entries(),
   format: ["esm"],
   dts: !jsOnly,
   sourcemap: true,

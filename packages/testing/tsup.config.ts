@@ -7,6 +7,7 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     effect: "src/effect/index.ts",
+    contracts: "src/effect/contracts/index.ts",
     fixtures: "src/fixtures/index.ts",
     plugin: "src/plugin/index.ts",
   },

@@ -81,10 +81,10 @@ const suite = (it: Vitest.MethodsNonLive<Memory.Memory | AppConfig.AppConfig | S
     it.effect("an edit that would pass the size limit is refused and changes nothing", () =>
       Effect.gen(function* () {
         const memory = yield* fresh
-        yield* memory.setWorkingMemory("x".repeat(Memory.maxWorkingBytes - 2))
+        yield* memory.setWorkingMemory("x".repeat(WorkingMemory.maxWorkingBytes - 2))
         const refused = yield* Effect.flip(memory.editWorkingMemory({ kind: "append", text: "yy" }))
         expect(refused._tag).toBe("WorkingMemoryTooLarge")
-        expect((yield* memory.workingMemory)!.length).toBe(Memory.maxWorkingBytes - 2)
+        expect((yield* memory.workingMemory)!.length).toBe(WorkingMemory.maxWorkingBytes - 2)
       }),
     )
   })
@@ -93,12 +93,12 @@ const suite = (it: Vitest.MethodsNonLive<Memory.Memory | AppConfig.AppConfig | S
     it.effect("the last versions are kept, newest first, so a bad edit can be undone", () =>
       Effect.gen(function* () {
         const memory = yield* fresh
-        for (let n = 1; n <= Memory.keptVersions + 3; n++) yield* memory.setWorkingMemory(`version ${n}`)
+        for (let n = 1; n <= WorkingMemory.keptVersions + 3; n++) yield* memory.setWorkingMemory(`version ${n}`)
         const history = yield* memory.workingMemoryHistory
-        expect(history).toHaveLength(Memory.keptVersions)
+        expect(history).toHaveLength(WorkingMemory.keptVersions)
         expect(history[0]).toMatchObject({
-          content: `version ${Memory.keptVersions + 3}`,
-          version: Memory.keptVersions + 3,
+          content: `version ${WorkingMemory.keptVersions + 3}`,
+          version: WorkingMemory.keptVersions + 3,
         })
         expect(history.at(-1)).toMatchObject({ content: "version 4", version: 4 })
       }),
@@ -125,7 +125,7 @@ const suite = (it: Vitest.MethodsNonLive<Memory.Memory | AppConfig.AppConfig | S
 
 describe("Memory.applyEdit", () => {
   it("appends after a final newline without adding another", () => {
-    expect(Memory.applyEdit("a\n", { kind: "append", text: "b" })).toBe("a\nb")
+    expect(WorkingMemory.applyEdit("a\n", { kind: "append", text: "b" })).toBe("a\nb")
   })
 })
 

@@ -16,7 +16,7 @@ const sessionWrites = [
 ] as const
 
 /** How long a list read from the database is served: one query a second however busy. */
-export const defaultMaxAgeMillis = 1000
+const defaultMaxAgeMillis = 1000
 
 /**
  * `store` with its list of active sessions (`GET /api/auth/sessions`, the busiest authenticated

@@ -16,8 +16,6 @@ import * as ThreadNaming from "./internal/ThreadNaming.js"
 import * as RunBounds from "./RunBounds.js"
 import { type StreamEvent, StreamHub, type StreamSink } from "./StreamHub.js"
 
-export { fallbackTitle } from "./ChatMessages.js"
-
 /**
  * A started chat run: its thread, its id, and its events (UI message chunks with their ids)
  * from the first on, until the run ends. A transport encodes them (the server: SSE).

@@ -22,5 +22,3 @@ export const dataUrlProblem = (url: string): string | undefined => {
   if (!base64Payload.test(payload) || payload.replace(/=+$/, "").length % 4 === 1) return "has invalid base64 data"
   return undefined
 }
-
-export const isValidDataUrl = (url: string): boolean => dataUrlProblem(url) === undefined

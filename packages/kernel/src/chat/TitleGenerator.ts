@@ -32,7 +32,7 @@ const maxTitleAnswer = 400
 const titleTimeout = Duration.seconds(30)
 
 /** Cleans a model's answer into a title: one line, no quotes or trailing period, bounded. */
-export const cleanTitle = (raw: string): Option.Option<string> => {
+const cleanTitle = (raw: string): Option.Option<string> => {
   const line = raw.split("\n").find((candidate) => candidate.trim() !== "") ?? ""
   const title = line
     .trim()

@@ -12,9 +12,6 @@ import { field, optional, section } from "./SchemaFields.js"
  * with it and always decodes with `AppConfigDocument`.
  */
 
-export * from "./ConfigValues.js"
-export * from "./ScheduleConfig.js"
-
 /**
  * A provider id. Which ids exist is the `ModelRegistry`'s to say (an embedder adds its own), so
  * `AppConfig` checks it against the registry in use (`unknownProvider`), not this schema.

@@ -4,32 +4,32 @@ import type { Ids } from "../ids/Ids.js"
 import type { ModelRegistry } from "../models/ModelRegistry.js"
 import type { StorageError } from "../storage/StorageError.js"
 import type { StoredMessage, Threads } from "../threads/Threads.js"
+import type * as MemoryErrors from "./MemoryErrors.js"
 import type { MemoryRecordView } from "./MemoryRecord.js"
 import type { MemoryStore, WorkingDocument } from "./MemoryStore.js"
-import type { ObservationalOptions } from "./observational/Observational.js"
+import type { ClaimSettings } from "./observational/Claims.js"
 import * as ObservationalMemory from "./observational/ObservationalMemory.js"
 import type { ObservationStore } from "./observational/ObservationStore.js"
 import * as WorkingMemory from "./WorkingMemory.js"
 
-export type { ObservationalOptions } from "./observational/Observational.js"
-export {
-  applyEdit,
-  keptVersions,
-  maxWorkingBytes,
-  WorkingMemoryDisabled,
-  type WorkingMemoryEdit,
-  WorkingMemoryEditRefused,
-  WorkingMemoryInvalid,
-  WorkingMemoryTooLarge,
-  workingScope,
-} from "./WorkingMemory.js"
-
 type WorkingErrors =
-  | WorkingMemory.WorkingMemoryDisabled
-  | WorkingMemory.WorkingMemoryTooLarge
-  | WorkingMemory.WorkingMemoryInvalid
-  | WorkingMemory.WorkingMemoryEditRefused
+  | MemoryErrors.WorkingMemoryDisabled
+  | MemoryErrors.WorkingMemoryTooLarge
+  | MemoryErrors.WorkingMemoryInvalid
+  | MemoryErrors.WorkingMemoryEditRefused
   | StorageError
+
+/** An edit the model (or a client) makes: never a blind overwrite of what other threads wrote. */
+export type WorkingMemoryEdit =
+  | { readonly kind: "append"; readonly text: string }
+  | { readonly kind: "replace"; readonly search: string; readonly replacement: string }
+
+/** Settings of observational memory (`Memory.layer`, `Kernel.layer({ memory })`). */
+export interface ObservationalOptions {
+  readonly claims?: Partial<ClaimSettings>
+  /** Gives up every claim at start: for a process that owns its storage alone (SQLite in a data dir). */
+  readonly releaseClaimsAtStart?: boolean
+}
 
 /**
  * The assistant's memory (docs/memory.md): working memory, one markdown document of the owner's
@@ -43,7 +43,7 @@ type WorkingErrors =
  * own fiber: `afterTurn` must return at once and never fail, `contextFor` must return every
  * message it does not cover (returning `history` unchanged is always correct). Working-memory
  * edits come from the owner and from the model's tools: refuse them with the tagged errors
- * above, never a defect. `forgetThreads` follows thread deletion.
+ * of `MemoryErrors`, never a defect. `forgetThreads` follows thread deletion.
  */
 export class Memory extends Context.Tag("@aide/kernel/Memory")<
   Memory,
@@ -55,7 +55,7 @@ export class Memory extends Context.Tag("@aide/kernel/Memory")<
     /** Overwrites the document (the owner's own edit); refused only if writers kept racing it. */
     readonly setWorkingMemory: (content: string) => Effect.Effect<WorkingDocument, WorkingErrors>
     /** Appends, or replaces one exact occurrence; retried against concurrent writers. */
-    readonly editWorkingMemory: (edit: WorkingMemory.WorkingMemoryEdit) => Effect.Effect<WorkingDocument, WorkingErrors>
+    readonly editWorkingMemory: (edit: WorkingMemoryEdit) => Effect.Effect<WorkingDocument, WorkingErrors>
     /** Earlier versions, newest first (the current one included). */
     readonly workingMemoryHistory: Effect.Effect<ReadonlyArray<WorkingDocument>, StorageError>
     /** Whether observational memory is on (`memory.enabled` and `memory.observationalMemory.enabled`). */

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
-import { Memory, WorkingMemoryDisabled } from "./Memory.js"
+import { Memory } from "./Memory.js"
+import { WorkingMemoryDisabled } from "./MemoryErrors.js"
 import { Recall } from "./recall/Recall.js"
 
 /**

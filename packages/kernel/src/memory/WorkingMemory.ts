@@ -1,10 +1,17 @@
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { workingMemoryOn } from "../config/MemoryConfig.js"
+import type { WorkingMemoryEdit } from "./Memory.js"
+import {
+  WorkingMemoryDisabled,
+  WorkingMemoryEditRefused,
+  WorkingMemoryInvalid,
+  WorkingMemoryTooLarge,
+} from "./MemoryErrors.js"
 import { MemoryStore } from "./MemoryStore.js"
 
 /** The scope of working memory: the owner's, one document shared by every thread. */
-export const workingScope = "resource"
+const workingScope = "resource"
 
 /** Largest working memory document, in UTF-8 bytes: it goes into every system prompt. */
 export const maxWorkingBytes = 16 * 1024
@@ -15,47 +22,8 @@ export const keptVersions = 20
 /** Attempts of one edit when other writers keep coming first. */
 const maxEditAttempts = 10
 
-/** `memory.workingMemory.enabled` is false: working memory can be neither read nor written. */
-export class WorkingMemoryDisabled extends Schema.TaggedError<WorkingMemoryDisabled>()("WorkingMemoryDisabled", {}) {
-  override get message() {
-    return "Working memory is disabled (memory.enabled or memory.workingMemory.enabled is false)"
-  }
-}
-
-/** A document over `maxWorkingBytes`. */
-export class WorkingMemoryTooLarge extends Schema.TaggedError<WorkingMemoryTooLarge>()("WorkingMemoryTooLarge", {
-  bytes: Schema.Number,
-  limit: Schema.Number,
-}) {
-  override get message() {
-    return `Working memory is limited to ${this.limit} bytes (UTF-8); this would be ${this.bytes}`
-  }
-}
-
-/** A document with control characters (other than tab and line breaks): it goes into every prompt. */
-export class WorkingMemoryInvalid extends Schema.TaggedError<WorkingMemoryInvalid>()("WorkingMemoryInvalid", {}) {
-  override get message() {
-    return "Working memory must not contain control characters (tab and line breaks are fine)"
-  }
-}
-
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters refused
 const controlCharacters = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/
-
-/** An edit that cannot apply: the text to replace is absent or ambiguous, or writers kept racing. */
-export class WorkingMemoryEditRefused extends Schema.TaggedError<WorkingMemoryEditRefused>()(
-  "WorkingMemoryEditRefused",
-  { reason: Schema.String },
-) {
-  override get message() {
-    return this.reason
-  }
-}
-
-/** An edit the model (or a client) makes: never a blind overwrite of what other threads wrote. */
-export type WorkingMemoryEdit =
-  | { readonly kind: "append"; readonly text: string }
-  | { readonly kind: "replace"; readonly search: string; readonly replacement: string }
 
 const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8")
 

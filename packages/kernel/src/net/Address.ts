@@ -63,7 +63,7 @@ const dottedOf = (high: number, low: number) => `${high >>> 8}.${high & 0xff}.${
  * IPv4-compatible `::a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d` (and the local-use `64:ff9b:1::/48`),
  * 6to4 `2002:aabb:ccdd::`. Judging only the IPv6 form would let `[::ffff:7f00:1]` reach loopback.
  */
-export const embeddedIpv4 = (address: string): string | undefined => {
+const embeddedIpv4 = (address: string): string | undefined => {
   if (Net.isIP(address) !== 6) return undefined
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = ipv6Groups(address)
   const zeroPrefix = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0

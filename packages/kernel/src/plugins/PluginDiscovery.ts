@@ -11,13 +11,13 @@ import { PluginManifest } from "./PluginManifest.js"
  * problem is reported on the plugin it concerns — a bad manifest never stops the listing.
  */
 
-export const manifestFile = "aide.plugin.json"
+const manifestFile = "aide.plugin.json"
 
 /** Largest manifest read. */
-export const maxManifestBytes = 64 * 1024
+const maxManifestBytes = 64 * 1024
 
 /** Most plugin folders looked at in one scan. */
-export const maxPlugins = 500
+const maxPlugins = 500
 
 export type PluginSource = "data" | "npm" | "path" | "bundled"
 

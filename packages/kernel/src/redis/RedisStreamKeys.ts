@@ -12,7 +12,7 @@
 export const stream = (prefix: string, threadId: string) => `${prefix}stream:${threadId}`
 export const active = (prefix: string) => `${prefix}streams:active`
 
-export const startId = "0-1"
+const startId = "0-1"
 export const eventId = (n: number) => `${n}-0`
 export const endId = (n: number) => `${n}-2`
 

@@ -1,6 +1,6 @@
 import { Cause } from "effect"
-import type { AppConfigDocument, HeartbeatConfig, ScheduledTaskConfig } from "../config/ConfigModel.js"
-import { heartbeatDefaults } from "../config/ConfigModel.js"
+import type { AppConfigDocument } from "../config/ConfigModel.js"
+import { type HeartbeatConfig, heartbeatDefaults, type ScheduledTaskConfig } from "../config/ScheduleConfig.js"
 import { latestBetween, nextAfter } from "../time/Cron.js"
 import { heartbeatTaskId } from "./ScheduleModel.js"
 

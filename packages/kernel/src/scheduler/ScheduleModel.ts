@@ -1,14 +1,7 @@
 import { Schema } from "effect"
-import {
-  ActiveHours,
-  CronExpression,
-  NonEmptyString,
-  PositiveInt,
-  Timestamp,
-  TimeZone,
-  Uuid,
-} from "../config/ConfigModel.js"
+import { CronExpression, NonEmptyString, PositiveInt, Timestamp, TimeZone, Uuid } from "../config/ConfigValues.js"
 import { isJsonObject, type JsonObject } from "../config/MergePatch.js"
+import { ActiveHours } from "../config/ScheduleConfig.js"
 import * as Problems from "../validation/Problems.js"
 
 /** The thread all heartbeat beats share. */

@@ -1,5 +1,9 @@
 import { Either, type ParseResult, Schema } from "effect"
-import { type HeartbeatConfig, HeartbeatConfig as HeartbeatSchema, ScheduledTaskConfig } from "../config/ConfigModel.js"
+import {
+  type HeartbeatConfig,
+  HeartbeatConfig as HeartbeatSchema,
+  ScheduledTaskConfig,
+} from "../config/ScheduleConfig.js"
 import { describeParseError } from "../validation/Problems.js"
 import {
   bothScheduled,

@@ -85,7 +85,7 @@ export const latestAtOrBefore = (expression: string, timeZone: string, atMillis:
 const clockFormats = new Map<string, Intl.DateTimeFormat>()
 
 /** Minutes since local midnight of `millis` in `timeZone`. */
-export const localMinuteOfDay = (millis: number, timeZone: string): number => {
+const localMinuteOfDay = (millis: number, timeZone: string): number => {
   let format = clockFormats.get(timeZone)
   if (format === undefined) {
     format = new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
@@ -98,7 +98,7 @@ export const localMinuteOfDay = (millis: number, timeZone: string): number => {
 }
 
 /** "HH:mm" → minutes since midnight. */
-export const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5))
+const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5))
 
 /**
  * Whether `millis` falls in the local window [start, end) of `timeZone`. A window whose end is

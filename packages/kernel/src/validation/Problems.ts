@@ -31,7 +31,7 @@ const namesItself = (message: string, field: string) =>
  * no root: a problem of the whole is its message (`request body must be a JSON object`) and a
  * missing field reads as SPEC words it, `title is required`.
  */
-export const describeIssue = (issue: Issue, root?: string): string => {
+const describeIssue = (issue: Issue, root?: string): string => {
   const path = issue.path.map(String).join(".")
   if (path === "") return root === undefined ? issue.message : `${root}: ${issue.message}`
   if (issue.message === "is missing") return root === undefined ? `${path} is required` : `${path}: is required`

@@ -11,7 +11,7 @@ export interface RealtimeOptions {
   readonly healthyAfter?: Duration.DurationInput
 }
 
-export const realtimeDefaults = {
+const realtimeDefaults = {
   initialDelay: Duration.seconds(1),
   maxDelay: Duration.minutes(5),
   healthyAfter: Duration.minutes(1),

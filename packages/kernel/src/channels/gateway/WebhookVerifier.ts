@@ -4,7 +4,7 @@ import type { WebhookVerification } from "./ChannelContract.js"
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest()
 
 /** How far a signed timestamp may be from the server's clock, by default: 5 minutes. */
-export const defaultToleranceSeconds = 300
+const defaultToleranceSeconds = 300
 
 /** The bytes of an HMAC-SHA256 signature as sent, or undefined when it is not one. */
 const signatureBytes = (text: string, encoding: "hex" | "base64"): Buffer | undefined => {

@@ -21,7 +21,7 @@ export class MemoryBudgetSpent extends Schema.TaggedError<MemoryBudgetSpent>()("
 }) {}
 
 /** Longest a memory model call may take; its claim is renewed meanwhile. */
-export const callTimeout = Duration.minutes(2)
+const callTimeout = Duration.minutes(2)
 
 /** Most tokens one observer or reflector answer may take. */
 export const maxOutputTokens = 4_000

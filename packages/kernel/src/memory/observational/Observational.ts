@@ -4,6 +4,7 @@ import type { AppConfigDocument } from "../../config/ConfigModel.js"
 import { observationalMemoryOn } from "../../config/MemoryConfig.js"
 import { Ids } from "../../ids/Ids.js"
 import { type StoredMessage, Threads } from "../../threads/Threads.js"
+import type { ObservationalOptions } from "../Memory.js"
 import * as Claims from "./Claims.js"
 import * as MemoryModelCall from "./MemoryModelCall.js"
 import { ObservationStore, type RecordKey } from "./ObservationStore.js"
@@ -11,12 +12,6 @@ import * as Observer from "./Observer.js"
 import * as Reflector from "./Reflector.js"
 import { renderLog } from "./RenderLog.js"
 import * as Tokens from "./Tokens.js"
-
-export interface ObservationalOptions {
-  readonly claims?: Partial<Claims.ClaimSettings>
-  /** Gives up every claim at start: for a process that owns its storage alone (SQLite in a data dir). */
-  readonly releaseClaimsAtStart?: boolean
-}
 
 /**
  * Observer calls one background pass may make. A pass goes on while the pending tokens stay over

@@ -3,6 +3,7 @@ import { AppConfig } from "../../config/AppConfig.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
 import { observationalMemoryOn } from "../../config/MemoryConfig.js"
 import type { StoredMessage } from "../../threads/Threads.js"
+import type { ObservationalOptions } from "../Memory.js"
 import type { MemoryRecordView } from "../MemoryRecord.js"
 import * as Observational from "./Observational.js"
 import { ObservationStore, type RecordRow } from "./ObservationStore.js"
@@ -11,7 +12,7 @@ import { ObservationStore, type RecordRow } from "./ObservationStore.js"
  * The observational half of `Memory`: what the routes show (record, observations), what a run
  * reads (its context) and what it feeds (`afterTurn`), and forgetting deleted threads.
  */
-export const make = (options: Observational.ObservationalOptions = {}) =>
+export const make = (options: ObservationalOptions = {}) =>
   Effect.gen(function* () {
     const store = yield* ObservationStore
     const appConfig = yield* AppConfig

@@ -7,7 +7,7 @@ import * as Tokens from "./Tokens.js"
  */
 
 /** Share of high-priority (🔴) lines a reflection may drop (merging duplicates counts). */
-export const maxHighPriorityLoss = 0.25
+const maxHighPriorityLoss = 0.25
 
 const normalize = (line: string) =>
   line
@@ -24,7 +24,7 @@ const contentLines = (text: string) =>
 const highPriority = (text: string) => contentLines(text).filter((line) => line.includes("🔴")).length
 
 /** A line repeated 3 times or more, or more than a third of the lines duplicates. */
-export const isDegenerate = (text: string): boolean => {
+const isDegenerate = (text: string): boolean => {
   const lines = contentLines(text).map(normalize)
   if (lines.length === 0) return true
   const counts = new Map<string, number>()

@@ -10,7 +10,7 @@ import { estimateTokenCount } from "tokenx"
 export const ofText = (text: string): number => (text === "" ? 0 : estimateTokenCount(text))
 
 /** A provider's usual price of one image in a request (OpenAI: 765 for 1024², Anthropic ~1,600). */
-export const imageTokens = 1_000
+const imageTokens = 1_000
 
 /** Per message: role and framing. */
 const messageOverhead = 4

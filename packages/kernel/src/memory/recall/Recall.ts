@@ -9,11 +9,8 @@ import { recallSection } from "./internal/section.js"
 import { queryTerms } from "./internal/terms.js"
 import { type RecalledMessage, type RecallHit, RecallIndex } from "./RecallIndex.js"
 
-/** The words of a query as the indexes get them (letters and digits only, no stopwords). */
-export { queryTerms } from "./internal/terms.js"
-
 /** Longest wait for the query's embedding before the turn goes on with full-text hits alone. */
-export const queryEmbeddingTimeout = Duration.seconds(2)
+const queryEmbeddingTimeout = Duration.seconds(2)
 
 /**
  * Semantic recall (issue 11): before a turn, the messages of other threads most relevant to the
@@ -38,7 +35,7 @@ export class Recall extends Context.Tag("@aide/kernel/Recall")<
 >() {}
 
 /** Reciprocal rank fusion (k = 60): robust to the two searches' incomparable scores. */
-export const fuse = (lists: ReadonlyArray<ReadonlyArray<RecallHit>>, limit: number): ReadonlyArray<RecallHit> => {
+const fuse = (lists: ReadonlyArray<ReadonlyArray<RecallHit>>, limit: number): ReadonlyArray<RecallHit> => {
   const scores = new Map<string, { hit: RecallHit; score: number }>()
   for (const list of lists) {
     list.forEach((hit, rank) => {

@@ -6,9 +6,9 @@
  */
 
 /** Largest input sent to a plugin tool, counted as JSON text (close enough, never lower). */
-export const maxInputBytes = 1024 * 1024
+const maxInputBytes = 1024 * 1024
 /** Deepest nesting of an input. */
-export const maxInputDepth = 64
+const maxInputDepth = 64
 
 /** Why `input` cannot be sent, or undefined. Iterative and stops at the first bound passed. */
 export const inputProblem = (input: unknown): string | undefined => {

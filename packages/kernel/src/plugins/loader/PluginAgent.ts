@@ -9,7 +9,7 @@ import type { PluginDescription } from "../sandbox/PluginProcess.js"
 import type { ModelChoice } from "./PluginSettings.js"
 
 /** Most model steps one delegation may take. */
-export const maxAgentSteps = 8
+const maxAgentSteps = 8
 
 export type AgentInfo = PluginDescription["agents"][number]
 

@@ -75,8 +75,3 @@ export const declaredEnv = (
   }
   return env
 }
-
-/** Whether any of the plugin's code runs with full trust (an owner's decision, shown in the listing). */
-export const runsOnHost = (manifest: PluginManifest): boolean =>
-  (manifest.provides.tools ?? []).some((tool) => tool.sandbox === "host") ||
-  (manifest.provides.channels ?? []).length > 0

@@ -37,7 +37,7 @@ export interface Launch {
  * stacks, the heap's reservations; measured with `prlimit --as`: 768 MiB fails to start, 1 GiB
  * starts). A plugin gets that, plus twice its heap limit for the heap and its buffers.
  */
-export const nodeReserveMb = 2048
+const nodeReserveMb = 2048
 
 const wasmFlag = "--disable-wasm-trap-handler"
 /** Node 20.15+ and 22.2+: bounds-checked WebAssembly, without the address-space reservation. */

@@ -48,8 +48,8 @@ export type AgentDescription = typeof AgentDescription.Type
 export type ChannelDescription = typeof ChannelDescription.Type
 
 /** A tool's `parameters` past these bounds is left out (with an alert): it goes into every model request. */
-export const maxParametersDepth = 64
-export const maxParametersBytes = 64 * 1024
+const maxParametersDepth = 64
+const maxParametersBytes = 64 * 1024
 
 const parametersProblem = (parameters: unknown): string | undefined => {
   if (!depthAtMost(parameters, maxParametersDepth)) return `nests deeper than ${maxParametersDepth} levels`

@@ -1,6 +1,6 @@
 import { Effect, Queue } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
-import type { ScheduledTaskConfig } from "../../config/ConfigModel.js"
+import type { ScheduledTaskConfig } from "../../config/ScheduleConfig.js"
 
 /**
  * One-time tasks and tasks at `maxRuns` leave the config document once fired (unless edited

@@ -1,6 +1,6 @@
 import { Effect, Either } from "effect"
 import type { Chat } from "../../chat/Chat.js"
-import type { ScheduledTaskConfig } from "../../config/ConfigModel.js"
+import type { ScheduledTaskConfig } from "../../config/ScheduleConfig.js"
 import { Inbox, webInboxLabel } from "../../inbox/Inbox.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import type { Threads } from "../../threads/Threads.js"

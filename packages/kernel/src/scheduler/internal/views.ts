@@ -1,4 +1,5 @@
-import type { AppConfigDocument, ScheduledTaskConfig } from "../../config/ConfigModel.js"
+import type { AppConfigDocument } from "../../config/ConfigModel.js"
+import type { ScheduledTaskConfig } from "../../config/ScheduleConfig.js"
 import { nextAfter, withinHours } from "../../time/Cron.js"
 import { dueOf, heartbeatActive, heartbeatEntry, heartbeatOf, isActive, taskEntry } from "../DueTimes.js"
 import { type Heartbeat, heartbeatTaskId, type ScheduledTask } from "../ScheduleModel.js"

@@ -1,4 +1,4 @@
-import { ChatRuns as Module } from "@aide/kernel"
+import { ChatRuns as Module } from "@aide/kernel/storage"
 import { describe, expect } from "@effect/vitest"
 import { Effect, Exit, type Layer, Option } from "effect"
 import { contractIt } from "./ContractTest.js"

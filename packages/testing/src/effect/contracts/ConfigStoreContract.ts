@@ -1,4 +1,4 @@
-import { ConfigStore as Module } from "@aide/kernel"
+import { ConfigStore as Module } from "@aide/kernel/storage"
 import { describe, expect } from "@effect/vitest"
 import { Data, Effect, type Layer, TestClock } from "effect"
 import { contractIt } from "./ContractTest.js"

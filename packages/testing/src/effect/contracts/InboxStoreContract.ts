@@ -1,4 +1,4 @@
-import { InboxStore as Module } from "@aide/kernel"
+import { InboxStore as Module } from "@aide/kernel/storage"
 import { describe, expect } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import { contractIt } from "./ContractTest.js"

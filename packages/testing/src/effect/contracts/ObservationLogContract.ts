@@ -1,4 +1,4 @@
-import { ObservationStore as Module } from "@aide/kernel"
+import { ObservationStore as Module } from "@aide/kernel/storage"
 import { describe, expect } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { contractIt } from "./ContractTest.js"

@@ -1,4 +1,4 @@
-import type { ObservationStore as Module } from "@aide/kernel"
+import type { ObservationStore as Module } from "@aide/kernel/storage"
 
 const base = Date.parse("2030-01-01T00:00:00.000Z")
 /** A fixed instant `minutes` on. */

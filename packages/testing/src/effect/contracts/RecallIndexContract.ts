@@ -1,4 +1,5 @@
-import { RecallIndex as Module, Threads as ThreadsModule } from "@aide/kernel"
+import { RecallIndex as Module } from "@aide/kernel/storage"
+import { Threads as ThreadsModule } from "@aide/kernel/threads"
 import { describe, expect } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import { contractIt } from "./ContractTest.js"

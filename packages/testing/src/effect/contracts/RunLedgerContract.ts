@@ -1,4 +1,4 @@
-import { RunLedger as Module } from "@aide/kernel"
+import { RunLedger as Module } from "@aide/kernel/storage"
 import { describe, expect } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import { contractIt } from "./ContractTest.js"

@@ -1,4 +1,4 @@
-import { Threads as Module } from "@aide/kernel"
+import { Threads as Module } from "@aide/kernel/threads"
 import { describe, expect } from "@effect/vitest"
 import { Effect } from "effect"
 import type { contractIt } from "./ContractTest.js"

@@ -1,4 +1,4 @@
-import { Threads as Module } from "@aide/kernel"
+import { Threads as Module } from "@aide/kernel/threads"
 import { describe, expect } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import { contractIt } from "./ContractTest.js"

@@ -1,4 +1,4 @@
-import { Threads as Module } from "@aide/kernel"
+import { Threads as Module } from "@aide/kernel/threads"
 import { Effect, TestClock } from "effect"
 
 type Threads = Module.Threads["Type"]

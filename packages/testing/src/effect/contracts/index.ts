@@ -1,3 +1,8 @@
+/**
+ * @aide/testing/contracts — the contract suite of each store Tag and `onSqlDialects`, also in
+ * `@aide/testing/effect`. This entry loads only the kernel's store entries
+ * (`@aide/kernel/storage`, `/threads`, `/postgres`): no service, no AI or MCP SDK.
+ */
 import type { SqlClient } from "@effect/sql"
 import { describe } from "@effect/vitest"
 import { Layer } from "effect"

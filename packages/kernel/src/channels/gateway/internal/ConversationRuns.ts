@@ -32,7 +32,7 @@ const failureText = (error: { readonly _tag: string; readonly message?: string }
 }
 
 /** Said when a message carries files only: a chat message needs text. */
-export const filesOnlyText = "(files attached)"
+const filesOnlyText = "(files attached)"
 
 /**
  * A conversation's messages and approvals, each as one chat run drained to its end, the reply

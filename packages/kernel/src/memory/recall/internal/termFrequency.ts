@@ -6,10 +6,10 @@ import { Effect } from "effect"
  * relevance (their bm25 weight is near zero) and ranking costs a score per matching message
  * (≈ 65 ms on SQLite for a term in 70,000 of 100,000 messages, 0.3 ms for one in 170).
  */
-export const maxTermMessages = 1_000
+const maxTermMessages = 1_000
 
 /** The rarest terms ranked, at most: bounds the messages scored per query. */
-export const maxRankedTerms = 8
+const maxRankedTerms = 8
 
 const capped = (sql: SqlClient.SqlClient, term: string) =>
   sql

@@ -12,7 +12,7 @@ const stopwords = new Set(
 )
 
 /** Most terms a query keeps: each one costs a posting-list scan. */
-export const maxTerms = 16
+const maxTerms = 16
 
 const word = /^[\p{L}\p{N}]+$/u
 

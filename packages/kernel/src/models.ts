@@ -1,0 +1,8 @@
+/**
+ * @aide/kernel/models — model providers: the ModelRegistry service, the provider catalogue, OpenAI-compatible providers, model errors.
+ * The same namespaces as in `@aide/kernel`, without loading the rest of the kernel.
+ */
+export * as ModelErrors from "./models/ModelErrors.js"
+export * as ModelRegistry from "./models/ModelRegistry.js"
+export * as OpenAICompatible from "./models/OpenAICompatible.js"
+export * as Providers from "./models/Providers.js"
