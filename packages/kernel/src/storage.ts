@@ -1,6 +1,6 @@
 /**
  * @aide/kernel/storage — every store: its Tag (the contract a store of your own implements), its
- * SQL and in-memory Layers, the sets of them all (`SqlStores`, `MemoryStores`), and the SQL
+ * SQL and in-memory Layers, the record of them all (`Stores.catalog`, built with `StoreSet`) and the sets derived from it (`SqlStores`, `MemoryStores`), and the SQL
  * storage (SQLite; PostgreSQL is `@aide/kernel/postgres`). What a custom store or a store test
  * needs, without the services: the same namespaces as in `@aide/kernel` (each store is in its
  * area's entry too).
@@ -40,6 +40,8 @@ export * as SqlMigrations from "./storage/SqlMigrations.js"
 export * as StorageError from "./storage/StorageError.js"
 export * as MemoryStores from "./stores/MemoryStores.js"
 export * as SqlStores from "./stores/SqlStores.js"
+export * as StoreSet from "./stores/StoreSet.js"
+export * as Stores from "./stores/Stores.js"
 export * as MemoryThreads from "./threads/MemoryThreads.js"
 export * as SqlThreads from "./threads/SqlThreads.js"
 export * as Threads from "./threads/Threads.js"

@@ -5,8 +5,6 @@ import * as SqlMigrations from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { catalog, type Stores } from "./Stores.js"
 
-export type { Stores } from "./Stores.js"
-
 /** The schema of each SQL store, in the order a fresh database gets them (`Stores.catalog`). */
 export const schemas: ReadonlyArray<SqlMigrations.Schema> = catalog.schemas
 
