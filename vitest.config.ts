@@ -10,5 +10,8 @@ export default defineConfig({
     // then ran every file in turn while most of them wait (on a spawned server, a socket, Chromium).
     maxWorkers: Number(process.env.AIDE_TEST_WORKERS ?? 3),
     sequence: { sequencer: LongFirstSequencer },
+    // The projects that share one module graph (vitest.workspace.ts) run in the threads pool, beside
+    // the forks: one thread, which imports the modules once.
+    poolOptions: { threads: { isolate: false, maxThreads: 1 } },
   },
 })
