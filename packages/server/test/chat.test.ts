@@ -164,7 +164,8 @@ describe.each(storageKindsWherePostgresDiffers)("chat over HTTP (%s)", (storage)
 
     it("persists the user's message before the model answers", async () => {
       const threadId = `persist-first-${Date.now()}`
-      server.model.script({ text: "Noted.", latencyMs: 400 })
+      // The model holds its answer long enough for the thread to be read on a loaded machine.
+      server.model.script({ text: "Noted.", latencyMs: 1_500 })
       let answered = false
       const pending = chat(server, "Remember the milk", threadId).then((response) => {
         answered = true
