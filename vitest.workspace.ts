@@ -25,6 +25,33 @@ const alias = [
   { find: /^@aide\/testing$/, replacement: source("testing/src/index.ts") },
 ]
 
+/**
+ * Projects whose files share one module graph (`isolate: false`, in the threads pool; see
+ * `vitest.config.ts`): each file then imports the kernel and the server once per thread instead of
+ * once per file, which was most of a file's time. Only where every file passes in any order: one
+ * file's module-level state (an env var, a process listener, a clock) must not reach another. The
+ * kernel's files do not pass that way yet (threads.test.ts then sees another file's clock).
+ */
+const sharedModules = new Set(["client", "server"])
+
+/**
+ * The server's files that run the process itself (`dist/main.js`: start, signals, kill -9,
+ * replicas, the docs' commands) or the whole worker (`process.chdir`, `AIDE_TEST_MODE` for the
+ * files serverless-suites.test.ts imports again): a project of their own, each file in its own process.
+ */
+const serverProcessFiles = [
+  "test/crash.test.ts",
+  "test/docs-commands.test.ts",
+  "test/hardening/data-dir.test.ts",
+  "test/hardening/partial-answers.test.ts",
+  "test/hardening/replica-failover.test.ts",
+  "test/mcp-readme.test.ts",
+  "test/process.test.ts",
+  "test/replicas-channel.test.ts",
+  "test/replicas.test.ts",
+  "test/serverless-suites.test.ts",
+]
+
 const packages: Array<TestProjectConfiguration> = [
   "kernel",
   "server",
@@ -38,8 +65,10 @@ const packages: Array<TestProjectConfiguration> = [
   resolve: { alias },
   test: {
     name,
+    ...(sharedModules.has(name) ? { pool: "threads" as const, poolOptions: { threads: { isolate: false } } } : {}),
     root: `./packages/${name}`,
     include: ["test/**/*.test.ts"],
+    ...(name === "server" ? { exclude: serverProcessFiles } : {}),
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },
@@ -60,9 +89,21 @@ const consoleProject: TestProjectConfiguration = {
   },
 }
 
+const serverProcessProject: TestProjectConfiguration = {
+  resolve: { alias },
+  test: {
+    name: "server-process",
+    root: "./packages/server",
+    include: serverProcessFiles,
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+  },
+}
+
 /** One project per package; `vitest.config.ts` runs them all. Examples with tests of their own run too. */
 export const projects: Array<TestProjectConfiguration> = [
   ...packages,
+  serverProcessProject,
   consoleProject,
   {
     // The `aide` command line, run as a process against real servers (its chat in tmux).

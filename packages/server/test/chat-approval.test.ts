@@ -15,7 +15,7 @@ import {
   textOfParts,
   threadDetail,
 } from "./support/chat.js"
-import { storageKinds } from "./support/server.js"
+import { storageKindsWherePostgresDiffers } from "./support/server.js"
 
 /** A tool the model may call, whose executions the test counts; its approval policy is switchable. */
 const probe = () => {
@@ -80,7 +80,7 @@ const pauseOn = async (server: ChatTestServer, text: string, threadId?: string) 
   }
 }
 
-describe.each(storageKinds)("tool approval over HTTP (%s)", (storage) => {
+describe.each(storageKindsWherePostgresDiffers)("tool approval over HTTP (%s)", (storage) => {
   let server: ChatTestServer
   let tool: ReturnType<typeof probe>
   beforeAll(async () => {

@@ -21,7 +21,7 @@ import {
   textOfParts,
   threadDetail,
 } from "./support/chat.js"
-import { storageKinds } from "./support/server.js"
+import { storageKindsWherePostgresDiffers } from "./support/server.js"
 
 /** Eight chunks, slow enough to act mid-stream. */
 const story = ["Once ", "upon ", "a ", "time ", "there ", "was ", "a ", "stream."]
@@ -38,7 +38,7 @@ const storedMessages = async (server: ChatTestServer, threadId: string) =>
     parts: Array<{ type: string; text?: string }>
   }>
 
-describe.each(storageKinds)("disconnect and stop (%s)", (storage) => {
+describe.each(storageKindsWherePostgresDiffers)("disconnect and stop (%s)", (storage) => {
   let server: ChatTestServer
   beforeAll(async () => {
     server = await startChatServer({ storage })

@@ -1,5 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import * as Http from "node:http"
+import * as Net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
@@ -7,8 +8,35 @@ import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
 import * as Jose from "jose"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { ensureBuilt, exitWithin, killAll, spawnServer, startServer } from "./support/process.js"
+import { type AideProcess, ensureBuilt, exitWithin, killAll, spawnServer, startServer } from "./support/process.js"
 import { password, request } from "./support/server.js"
+
+/** A loopback port nothing listens on (the kernel's pick for port 0, released). */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = Net.createServer()
+    probe.on("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as Net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** Resolves once `url` answers; fails if the process exits first. */
+const answering = async (url: string, server: AideProcess) => {
+  for (;;) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null)
+      throw new Error(`exited before answering:\n${[...server.stdout, ...server.stderr].join("\n")}`)
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
 
 /**
  * A login whose request is already being handled: headers and half the body are sent now,
@@ -126,9 +154,11 @@ describe("the aide-server process", () => {
     expect(debug.stdout.some((line) => line.includes('"logLevel":"DEBUG"'))).toBe(true)
     debug.child.kill("SIGTERM")
     expect(await exitWithin(debug, 5_000)).toEqual({ code: 0, signal: null })
-    const warn = spawnServer({ AIDE_DATA_DIR: newDataDir(), AIDE_LOG_LEVEL: "warn" })
-    await new Promise((resolve) => setTimeout(resolve, 1_500))
-    expect(warn.child.exitCode).toBeNull()
+    // At warn it logs no "listening" line: on a port chosen here, it is up once it answers there
+    // (a fixed 1.5 s wait sent SIGTERM to a still-starting process on a loaded machine).
+    const port = await freePort()
+    const warn = spawnServer({ AIDE_DATA_DIR: newDataDir(), AIDE_LOG_LEVEL: "warn", PORT: String(port) })
+    await answering(`http://127.0.0.1:${port}/`, warn)
     warn.child.kill("SIGTERM")
     expect(await exitWithin(warn, 5_000)).toEqual({ code: 0, signal: null })
     const loud = spawnServer({ AIDE_DATA_DIR: newDataDir(), AIDE_LOG_LEVEL: "loud" })

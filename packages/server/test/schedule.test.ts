@@ -1,13 +1,13 @@
 import { mcpStdioServerPath } from "@aide/testing/fixtures"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { type ChatTestServer, eventually, startChatServer } from "./support/chat.js"
-import { request, storageKinds } from "./support/server.js"
+import { request, storageKindsWherePostgresDiffers } from "./support/server.js"
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString()
 
-describe.each(storageKinds)("schedule API (%s)", (storage) => {
+describe.each(storageKindsWherePostgresDiffers)("schedule API (%s)", (storage) => {
   let server: ChatTestServer
 
   const api = (

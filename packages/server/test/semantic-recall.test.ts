@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ChatTestServer, chat, startChatServer } from "./support/chat.js"
-import { request, storageKinds } from "./support/server.js"
+import { request, storageKindsWherePostgresDiffers } from "./support/server.js"
 
-describe.each(storageKinds)("semantic recall over HTTP (%s)", (storage) => {
+describe.each(storageKindsWherePostgresDiffers)("semantic recall over HTTP (%s)", (storage) => {
   let server: ChatTestServer
   const configure = (semanticRecall: Record<string, unknown>) =>
     request(`${server.url}/api/config`, {

@@ -143,7 +143,21 @@ export const setup = async (server: TestServer, pw: string = password) => {
   return response.body as { token: string; refreshToken: string; expiresAt: string; refreshExpiresAt: string }
 }
 
-/** Storage kinds to run HTTP suites on: PostgreSQL only when `AIDE_TEST_DATABASE_URL` is set. */
-export const storageKinds: ReadonlyArray<StorageKind> = process.env.AIDE_TEST_DATABASE_URL
+/**
+ * Storage kinds an HTTP suite runs on: SQLite. What each store does is held on both dialects by
+ * the contract suites (kernel/test/store-contracts.test.ts, threads.test.ts, chat-runs.test.ts, …),
+ * so running every HTTP test again on PostgreSQL tested the same code twice.
+ */
+export const storageKinds: ReadonlyArray<StorageKind> = ["sqlite"]
+
+/**
+ * For the suites whose HTTP behaviour differs on PostgreSQL, SQLite and then PostgreSQL (when
+ * `AIDE_TEST_DATABASE_URL` is set). On PostgreSQL a server is one of possibly several replicas:
+ * runs are claimed (`PgThreadClaims`), stops travel by `PgReplicaSignals`, the scheduler runs under
+ * a lease (`PgLeases`), concurrent requests meet row locks instead of SQLite's single writer, and
+ * recall searches PostgreSQL's full text instead of FTS5. Those suites: chat runs, resume and stop,
+ * approvals, schedules, crash recovery, semantic recall, and change-password against concurrent logins.
+ */
+export const storageKindsWherePostgresDiffers: ReadonlyArray<StorageKind> = process.env.AIDE_TEST_DATABASE_URL
   ? ["sqlite", "postgres"]
   : ["sqlite"]
