@@ -5,6 +5,7 @@ import * as AppConfig from "../src/config/AppConfig.js"
 import * as Ids from "../src/ids/Ids.js"
 import * as DeliveringInbox from "../src/inbox/DeliveringInbox.js"
 import { Inbox } from "../src/inbox/Inbox.js"
+import * as InboxTools from "../src/inbox/InboxTools.js"
 import * as SqlInboxStore from "../src/inbox/SqlInboxStore.js"
 import * as BuiltinTools from "../src/kernel/BuiltinTools.js"
 import * as Memory from "../src/memory/Memory.js"
@@ -12,6 +13,7 @@ import * as SqlObservationStore from "../src/memory/observational/SqlObservation
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 import * as ModelRegistry from "../src/models/ModelRegistry.js"
 import * as SqlThreads from "../src/threads/SqlThreads.js"
+import * as TimeTool from "../src/tools/TimeTool.js"
 import * as ToolRegistry from "../src/tools/ToolRegistry.js"
 import * as ToolsModule from "../src/tools/Tools.js"
 import { Tools } from "../src/tools/Tools.js"
@@ -251,7 +253,7 @@ describe("built-in tools", () => {
     Effect.gen(function* () {
       yield* TestClock.setTime(Date.UTC(2026, 0, 15, 12, 0, 0))
       yield* (yield* AppConfig.AppConfig).patch({ timezone: "Asia/Tokyo" })
-      const tool = yield* BuiltinTools.currentTime
+      const tool = yield* TimeTool.currentTime
       const context = { threadId: "t", runId: "r", toolCallId: "c" }
       const answer = (yield* tool.execute({}, context)) as { iso: string; timezone: string; local: string }
       expect(answer.iso).toBe("2026-01-15T12:00:00.000Z")
@@ -367,7 +369,7 @@ describe("TypedTool.make", () => {
 
   it.effect("the built-ins are typed tools: notify refuses a blank subject before touching the inbox", () =>
     Effect.gen(function* () {
-      const tool = yield* BuiltinTools.notify
+      const tool = yield* InboxTools.notify
       expect(tool.inputSchema).toMatchObject({ required: ["subject", "body"], additionalProperties: false })
       const refused = yield* Effect.flip(tool.execute({ subject: "  ", body: "x" }, context))
       expect(refused.message).toBe("invalid input: subject: must not be blank")

@@ -10,7 +10,3 @@ import * as TimeTool from "../tools/TimeTool.js"
  * own data.
  */
 export const layer = Layer.mergeAll(TimeTool.layer, InboxTools.layer, MemoryTools.layer)
-
-export { notify } from "../inbox/InboxTools.js"
-export { updateWorkingMemory } from "../memory/MemoryTools.js"
-export { currentTime } from "../tools/TimeTool.js"

@@ -26,8 +26,6 @@ import { httpTarget } from "./StaticHeaders.js"
 import { guardedFetch } from "./UrlGuard.js"
 import { isDirectory, workingDirectory } from "./WorkingDirectory.js"
 
-export { defaultWorkingDirectory } from "./WorkingDirectory.js"
-
 /** How one connection is made and bounded. */
 export interface ConnectOptions {
   /** The host environment; only the variables named in a server's `env` reach its process. */

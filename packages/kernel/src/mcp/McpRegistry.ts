@@ -2,8 +2,9 @@ import { Context, Duration, Effect, Fiber, FiberMap, Layer, Schema, Stream } fro
 import { AppConfig } from "../config/AppConfig.js"
 import type { McpServerConfig } from "../config/ConfigModel.js"
 import * as ToolRegistry from "../tools/ToolRegistry.js"
-import { type ConnectOptions, connect, defaultWorkingDirectory, type McpConnection } from "./McpConnection.js"
+import { type ConnectOptions, connect, type McpConnection } from "./McpConnection.js"
 import { McpOAuth } from "./McpOAuth.js"
+import { defaultWorkingDirectory } from "./WorkingDirectory.js"
 
 /** A tool of an MCP server as `GET /api/mcp-servers` lists it; `id` is what the model sees. */
 export const McpServerTool = Schema.Struct({ id: Schema.String, name: Schema.String, description: Schema.String })
