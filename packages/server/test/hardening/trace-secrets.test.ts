@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ChatTestServer, eventually, startChatServer } from "../support/chat.js"
+import { type ChatTestServer, enableWebhookChannel, eventually, startChatServer } from "../support/chat.js"
 import { attributeOf, type ReceivedSpan, startCollector } from "../support/otlpCollector.js"
 import { request } from "../support/server.js"
 
@@ -142,20 +142,7 @@ for (const mode of ["server", "serverless"] as const) {
       sent.ownerToken = server.token
       try {
         if (mode === "server") {
-          const patched = await request(`${server.url}/api/config`, {
-            method: "PATCH",
-            token: server.token,
-            body: { plugins: { webhook: { enabled: true, secret: webhookSecret } } },
-          })
-          expect(patched.status).toBe(200)
-          await eventually(
-            async () => {
-              const listed = await request(`${server.url}/api/plugins`, { token: server.token })
-              const webhook = (listed.body.plugins as Array<any>).find((entry) => entry.id === "webhook")
-              return webhook?.provides.channels.loaded ? true : undefined
-            },
-            { timeoutMs: 15_000 },
-          )
+          await enableWebhookChannel(server, webhookSecret)
           sent.validSignature = await sendWebhooks(server, webhookSecret)
         }
         await sendCommon(server)

@@ -6,9 +6,8 @@ import { PostgresStorage } from "@aide/kernel/postgres"
 import { createTestDatabase, postgresAvailable } from "@aide/testing/effect"
 import { Option, Redacted } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { type ChatTestServer, eventually, startChatServer } from "../support/chat.js"
+import { type ChatTestServer, enableWebhookChannel, eventually, startChatServer } from "../support/chat.js"
 import type { StartOptions } from "../support/server.js"
-import { request } from "../support/server.js"
 
 /**
  * Issue 32, item 10: replay protection was one process's memory, so a signed webhook request
@@ -22,20 +21,7 @@ const redisUrl = process.env.AIDE_TEST_REDIS_URL
 /** A server with the webhook plugin enabled (its config may already be in the shared store) and loaded. */
 const startWebhookServer = async (options: StartOptions & { readonly dataDir: string }) => {
   const server = await startChatServer(options)
-  const patched = await request(`${server.url}/api/config`, {
-    method: "PATCH",
-    token: server.token,
-    body: { plugins: { webhook: { enabled: true, secret } } },
-  })
-  expect(patched.status).toBe(200)
-  await eventually(
-    async () => {
-      const listed = await request(`${server.url}/api/plugins`, { token: server.token })
-      const webhook = (listed.body.plugins as Array<any>).find((entry) => entry.id === "webhook")
-      return webhook?.provides.channels.loaded ? true : undefined
-    },
-    { timeoutMs: 15_000 },
-  )
+  await enableWebhookChannel(server, secret)
   return server
 }
 

@@ -1,7 +1,6 @@
 import { createHmac } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ChatTestServer, eventually, startChatServer } from "../support/chat.js"
-import { request } from "../support/server.js"
+import { type ChatTestServer, enableWebhookChannel, eventually, startChatServer } from "../support/chat.js"
 
 /**
  * Issue 20, finding 8: the same signed body was accepted 3 times out of 3 (each a new chat run
@@ -22,20 +21,7 @@ describe("signed webhook replays", () => {
 
   beforeAll(async () => {
     server = await startChatServer()
-    const patched = await request(`${server.url}/api/config`, {
-      method: "PATCH",
-      token: server.token,
-      body: { plugins: { webhook: { enabled: true, secret } } },
-    })
-    expect(patched.status).toBe(200)
-    await eventually(
-      async () => {
-        const listed = await request(`${server.url}/api/plugins`, { token: server.token })
-        const webhook = (listed.body.plugins as Array<any>).find((entry) => entry.id === "webhook")
-        return webhook?.provides.channels.loaded ? true : undefined
-      },
-      { timeoutMs: 15_000 },
-    )
+    await enableWebhookChannel(server, secret)
   })
   afterAll(() => server?.close())
 

@@ -206,3 +206,21 @@ export const readWithAiSdk = async (response: Response, message?: UIMessage): Pr
     last = snapshot
   return last
 }
+
+/** Enables the signed-webhook plugin with `secret` and waits until its channel is loaded. */
+export const enableWebhookChannel = async (server: ChatTestServer, secret: string) => {
+  const patched = await request(`${server.url}/api/config`, {
+    method: "PATCH",
+    token: server.token,
+    body: { plugins: { webhook: { enabled: true, secret } } },
+  })
+  if (patched.status !== 200) throw new Error(`enabling the webhook plugin answered ${patched.status}`)
+  await eventually(
+    async () => {
+      const listed = await request(`${server.url}/api/plugins`, { token: server.token })
+      const webhook = (listed.body.plugins as Array<any>).find((entry) => entry.id === "webhook")
+      return webhook?.provides.channels.loaded ? true : undefined
+    },
+    { timeoutMs: 15_000 },
+  )
+}
