@@ -5,6 +5,8 @@ import { Scheduler, type SchedulerOptions, type SchedulerRequirements } from "./
 
 /** What one `runDue` did. */
 export interface DueRun {
+  /** How many due times this pass claimed and ran (those another process claimed are not counted), as the HTTP trigger's `fired`. */
+  readonly fired: number
   /** The next due time after this pass, if any task or the heartbeat has one. */
   readonly nextDueAt: Date | undefined
   /** The pass failed (logged with its cause); what it did not fire is still due next time. */
@@ -18,7 +20,7 @@ export interface DueRun {
  * Contract: `runDue` fires every due time that has passed and was not fired yet (each is claimed
  * in the `RunLedger` first, so it fires once however many processes call it, and however often),
  * waits for those runs to finish (a serverless host must not freeze them half-way), removes the
- * one-time tasks that are done, and answers when the next due time is. Config changes between
+ * one-time tasks that are done, and answers how many runs it fired and when the next due time is. Config changes between
  * calls are applied as the firing loop applies them. Calls of one process run one at a time.
  */
 export class ManualScheduler extends Context.Tag("@aide/kernel/ManualScheduler")<
@@ -45,7 +47,7 @@ export const layer = (
       const manual = yield* ManualPass.make(options)
       const runDue = Effect.map(
         manual.runDue,
-        ({ nextDueAt, failure }): DueRun => ({ nextDueAt, failed: failure !== undefined }),
+        ({ fired, nextDueAt, failure }): DueRun => ({ fired, nextDueAt, failed: failure !== undefined }),
       ).pipe(Effect.withSpan("ManualScheduler.runDue"))
       return Context.make(Scheduler, manual.service).pipe(Context.add(ManualScheduler, ManualScheduler.of({ runDue })))
     }),

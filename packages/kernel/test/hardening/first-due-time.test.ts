@@ -48,7 +48,7 @@ const warmInstance = (start: string) =>
     )
     const manual = Context.get(other, ManualScheduler.ManualScheduler)
     const runner = Context.get(other, DueRunner.DueRunner)
-    expect(yield* manual.runDue).toEqual({ nextDueAt: undefined, failed: false })
+    expect(yield* manual.runDue).toEqual({ fired: 0, nextDueAt: undefined, failed: false })
     expect(yield* runner.runDue).toEqual({ fired: 0 })
     return {
       model,
@@ -86,7 +86,11 @@ describe("a task created between two passes fires at its first due time", () => 
       const task = yield* warm.scheduler.create({ name: "Digest", prompt: "Summarise", cron: "0 8 * * *" })
       yield* settle
       yield* TestClock.setTime(at("2026-03-02T08:00:30Z"))
-      expect(yield* warm.manual.runDue).toEqual({ nextDueAt: new Date("2026-03-03T08:00:00Z"), failed: false })
+      expect(yield* warm.manual.runDue).toEqual({
+        fired: 1,
+        nextDueAt: new Date("2026-03-03T08:00:00Z"),
+        failed: false,
+      })
       expect(yield* warm.ledger.runs(task.id)).toMatchObject([
         { dueAt: at("2026-03-02T08:00:00Z"), status: "succeeded" },
       ])
@@ -151,7 +155,11 @@ describe("a task created between two passes fires at its first due time", () => 
       yield* TestClock.setTime(at("2026-03-02T11:30:00Z"))
       expect(yield* warm.runner.runDue).toEqual({ fired: 1 })
       expect(yield* warm.ledger.runs(task.id)).toMatchObject([{ dueAt: at("2026-03-02T11:00:00Z") }])
-      expect(yield* warm.manual.runDue).toEqual({ nextDueAt: new Date("2026-03-02T12:00:00Z"), failed: false })
+      expect(yield* warm.manual.runDue).toEqual({
+        fired: 0,
+        nextDueAt: new Date("2026-03-02T12:00:00Z"),
+        failed: false,
+      })
       expect(warm.model.calls).toHaveLength(1)
     }),
   )
@@ -170,7 +178,11 @@ describe("a schedule switched back on still owes nothing from when it was off", 
       yield* settle
       yield* TestClock.setTime(at("2026-03-02T09:01:00Z"))
       expect(yield* warm.runner.runDue).toEqual({ fired: 0 })
-      expect(yield* warm.manual.runDue).toEqual({ nextDueAt: new Date("2026-03-03T08:00:00Z"), failed: false })
+      expect(yield* warm.manual.runDue).toEqual({
+        fired: 0,
+        nextDueAt: new Date("2026-03-03T08:00:00Z"),
+        failed: false,
+      })
       expect(yield* warm.ledger.runs(task.id)).toEqual([])
     }),
   )
