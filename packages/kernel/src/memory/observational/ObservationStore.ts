@@ -93,8 +93,8 @@ export class ObservationStore extends Context.Tag("@aide/kernel/ObservationStore
     ) => Effect.Effect<ReadonlyArray<LedgerEntry>, StorageError>
     /**
      * Takes the claim if the record exists, the claim is free (or its lease ran out before
-     * `now`) and the breaker is closed (`pausedUntil` passed). Of concurrent claims exactly one
-     * answers true.
+     * `now`) and the breaker is closed (`pausedUntil` null or not after `now`). Of concurrent
+     * claims exactly one answers true.
      */
     readonly claim: (
       key: RecordKey,
