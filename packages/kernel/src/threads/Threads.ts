@@ -124,15 +124,16 @@ export class Threads extends Context.Tag("@aide/kernel/Threads")<
      */
     readonly setTitle: (id: string, title: string | null) => Effect.Effect<ThreadRecord, ThreadNotFound | StorageError>
     /**
-     * One summary per root (branches are not rows), most recently updated family first. A
-     * family's `updatedAt` is the latest `updatedAt` of its threads still there (a delete can
-     * lower it); its `title` and `createdAt` are the root's; `activeThreadId` is its most
-     * recently updated thread (a fresh fork is); `threadIds` are the root then its branches, in
-     * the order they were made. Pages are 0-based: page `p` holds summaries `p * perPage` to
-     * `p * perPage + perPage - 1`; `total` counts roots (not branches); `hasMore` is whether a
-     * later page has any; a page past the end is empty with the same `total`. `perPage: false`
-     * lists every root on page 0 (`perPage: false`, `hasMore: false`). An empty store answers
-     * `{ threads: [], total: 0, page, perPage, hasMore: false }`.
+     * One summary per root (branches are not rows), most recently updated family first (ties: the
+     * greater root id first, as both kernel stores order them). A family's `updatedAt` is the
+     * latest `updatedAt` of its threads still there (a delete can lower it); its `title` and
+     * `createdAt` are the root's; `activeThreadId` is its most recently updated thread (ties: the
+     * one made last, so a fresh fork is); `threadIds` are the root then its branches, in the order
+     * they were made. Pages are 0-based: page `p` holds summaries `p * perPage` to `p * perPage +
+     * perPage - 1`; `total` counts roots (not branches); `hasMore` is whether a later page has any;
+     * a page past the end is empty with the same `total`. `perPage: false` lists every root on page
+     * 0 (`perPage: false`, `hasMore: false`). An empty store answers `{ threads: [], total: 0,
+     * page, perPage, hasMore: false }`.
      */
     readonly list: (options: {
       readonly page: number
