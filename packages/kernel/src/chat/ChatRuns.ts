@@ -51,6 +51,7 @@ export class ToolCallDecided extends Schema.TaggedError<ToolCallDecided>()("Tool
 /**
  * The durable state machine of tool approvals: suspended runs and a decision per tool call.
  * Every transition is one conditional write, so two concurrent approvals cannot both win.
+ * `chatRunsContract` of `@aide/testing/effect` checks the rules stated on each method.
  */
 export class ChatRuns extends Context.Tag("@aide/kernel/ChatRuns")<
   ChatRuns,

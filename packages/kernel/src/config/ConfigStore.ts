@@ -16,6 +16,7 @@ export interface RejectedConfig {
  * can fail a read (`AppConfig` decides what to make of it).
  * `update` is the only write: a read-modify-write that other writers (other replicas sharing
  * the database) cannot interleave with, and that stores nothing when `f` fails.
+ * `configStoreContract` of `@aide/testing/effect` checks the rules stated on each method.
  */
 export class ConfigStore extends Context.Tag("@aide/kernel/ConfigStore")<
   ConfigStore,

@@ -12,7 +12,8 @@ export interface PendingAuthorization {
 /**
  * What `McpOAuth` keeps in the database. Client information and tokens are opaque JSON (the
  * SDK's objects, stored unchanged as it asks) and read back only for the server URL they were
- * obtained for: changing a server's URL starts over.
+ * obtained for: changing a server's URL starts over. `mcpOAuthStoreContract` of
+ * `@aide/testing/effect` checks the rules stated on each method.
  */
 export class McpOAuthStore extends Context.Tag("@aide/kernel/McpOAuthStore")<
   McpOAuthStore,

@@ -12,6 +12,7 @@ export interface WorkingDocument {
  * Where memory is kept. Working memory is one markdown document per scope (`resource`: the
  * owner's, shared by every thread), written with compare-and-set on its version so concurrent
  * edits never overwrite each other unseen; earlier versions are kept so a bad edit can be undone.
+ * `memoryStoreContract` of `@aide/testing/effect` checks the rules stated on each method.
  */
 export class MemoryStore extends Context.Tag("@aide/kernel/MemoryStore")<
   MemoryStore,

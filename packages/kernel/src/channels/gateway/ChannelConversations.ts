@@ -21,6 +21,7 @@ export interface ChannelApproval {
  * Where the channel gateway keeps which Aide thread each channel conversation talks in, and the
  * approval ids it handed out. Both survive restarts. `bind` is conditional so that two
  * replicas starting the same conversation at once agree on one thread.
+ * `channelConversationsContract` of `@aide/testing/effect` checks the rules stated on each method.
  */
 export class ChannelConversations extends Context.Tag("@aide/kernel/ChannelConversations")<
   ChannelConversations,
