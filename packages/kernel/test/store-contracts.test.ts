@@ -60,7 +60,32 @@ describe("the store record's contract suites", () => {
       expect(source, `${file} runs ${suite.name}`).toMatch(new RegExp(`\\b${suite.name}\\b`))
     }
   })
+
+  it("every store's Tag names its suite in its doc, where the rules it checks are written", () => {
+    for (const [store, module] of Object.entries(tagModules)) {
+      const [suite] = contracts[store as StoreName]
+      const source = Fs.readFileSync(Path.join(import.meta.dirname, "../src", module), "utf8")
+      const docs = (source.match(/\/\*\*[\s\S]*?\*\//g) ?? []).join("\n")
+      expect(docs, `${module} names ${suite.name}`).toMatch(new RegExp(`\`${suite.name}\``))
+    }
+  })
 })
+
+/** The module of each store's Tag (its doc states the contract: an implementer need not guess). */
+const tagModules: { readonly [K in StoreName]: string } = {
+  authStore: "auth/AuthStore.ts",
+  configStore: "config/ConfigStore.ts",
+  threads: "threads/Threads.ts",
+  inboxStore: "inbox/InboxStore.ts",
+  chatRuns: "chat/ChatRuns.ts",
+  runLedger: "scheduler/RunLedger.ts",
+  mcpOAuthStore: "mcp/McpOAuthStore.ts",
+  memoryStore: "memory/MemoryStore.ts",
+  observationStore: "memory/observational/ObservationStore.ts",
+  recallIndex: "memory/recall/RecallIndex.ts",
+  channelConversations: "channels/gateway/ChannelConversations.ts",
+  webhookReplays: "channels/gateway/WebhookReplays.ts",
+}
 
 // The contracts @aide/testing exports for third-party stores, on the kernel's SQL and in-memory ones.
 onSqlDialects(memoryStoreContract, "SqlMemoryStore", SqlMemoryStore.layer)

@@ -16,19 +16,27 @@ export interface RejectedConfig {
  * can fail a read (`AppConfig` decides what to make of it).
  * `update` is the only write: a read-modify-write that other writers (other replicas sharing
  * the database) cannot interleave with, and that stores nothing when `f` fails.
+ * `configStoreContract` of `@aide/testing/effect` checks the rules stated on each method.
  */
 export class ConfigStore extends Context.Tag("@aide/kernel/ConfigStore")<
   ConfigStore,
   {
     /** The stored text; `{}` when nothing was ever stored. */
     readonly load: Effect.Effect<string, StorageError>
+    /**
+     * Hands `f` the stored text (`{}` the first time) and stores exactly what it returns, even
+     * text that is not JSON, answering it. Concurrent updates run one after the other (no write
+     * is lost); when `f` fails, nothing is stored and `update` fails with `f`'s error as is.
+     */
     readonly update: <E>(f: (stored: string) => Effect.Effect<string, E>) => Effect.Effect<string, E | StorageError>
     /**
-     * Keeps `document` aside as rejected, unless the very same text already is. Inside `update`,
-     * it is part of the same transaction.
+     * Keeps `document` aside as rejected, unless the very same text already is (the first
+     * reason and time stay). `rejectedAt` is the time of Effect's `Clock` as an ISO 8601 string
+     * (`toISOString()`). It does not change the stored document. Inside `update`, it is part of
+     * the same transaction.
      */
     readonly setAside: (document: string, reason: string) => Effect.Effect<void, StorageError>
-    /** What was set aside, oldest first. */
+    /** What was set aside, oldest first; `[]` at first. */
     readonly rejected: Effect.Effect<ReadonlyArray<RejectedConfig>, StorageError>
   }
 >() {}

@@ -45,7 +45,8 @@ export interface RunRecord {
  * The scheduler's durable memory: each task's run count and cursor, and the run ledger, one entry
  * per task and due time. Claiming a due time is the one decision that must be atomic: exactly one
  * claimant wins it, so a due time runs at most once whatever restarts, crashes or replicas happen.
- * All times are epoch milliseconds.
+ * All times are epoch milliseconds, given by the caller (the ledger reads no clock). Rules
+ * `runLedgerContract` of `@aide/testing/effect` checks are stated on each method.
  *
  * @example
  * // The default kernel uses `SqlRunLedger.layer`; another store is a Layer of this Tag:
@@ -54,33 +55,49 @@ export interface RunRecord {
 export class RunLedger extends Context.Tag("@aide/kernel/RunLedger")<
   RunLedger,
   {
-    /** Every task's state, by task id. */
+    /** Every task's state, by task id (empty at first). */
     readonly states: Effect.Effect<ReadonlyMap<string, TaskState>, StorageError>
-    /** Starts the task's state at `cursor` (run count 0) unless it has one. */
+    /** Starts the task's state at `cursor` (run count 0) unless it has one: then nothing changes. */
     readonly ensureState: (taskId: string, cursor: number) => Effect.Effect<void, StorageError>
-    /** Sets the task's cursor, creating its state if needed (a changed schedule owes nothing from before). */
+    /**
+     * Sets the task's cursor (back or forward), keeping its run count; creates its state (run
+     * count 0) if needed (a changed schedule owes nothing from before).
+     */
     readonly moveCursor: (taskId: string, cursor: number) => Effect.Effect<void, StorageError>
     /**
      * Claims the due time: on a win, records it with `status`, moves the cursor to it (never
-     * back) and, for `running`, counts the run. A lost claim changes nothing.
+     * back: a late claim of an earlier due time leaves it), creating the task's state if needed,
+     * and, for `running`, counts the run; a `skipped` claim answers the count unchanged. A due
+     * time is won once per task: a second claim, whoever makes it, answers `{ claimed: false }`
+     * and changes nothing; of concurrent claims exactly one wins. A new entry has `error` and
+     * `inboxMessageId` null.
      */
     readonly claim: (request: ClaimRequest) => Effect.Effect<ClaimResult, StorageError>
-    /** Records how the run of a claimed due time ended. */
+    /**
+     * Records how the run of a claimed due time ended, on that entry only: its status, `error`
+     * and `inboxMessageId` (null when not given).
+     */
     readonly finish: (
       taskId: string,
       dueAt: number,
       outcome: RunOutcome,
       now: number,
     ) => Effect.Effect<void, StorageError>
-    /** Tasks with a run in progress anywhere: `running`, started within `staleAfterMillis` of `now`. */
+    /**
+     * Tasks with a run in progress anywhere: `running`, claimed (its `now`) less than
+     * `staleAfterMillis` before `now`.
+     */
     readonly runningTaskIds: (now: number, staleAfterMillis: number) => Effect.Effect<ReadonlySet<string>, StorageError>
-    /** Marks runs left `running` for `staleAfterMillis` or longer (their process stopped) as failed. */
+    /**
+     * Marks runs left `running` for `staleAfterMillis` or longer (their process stopped) as
+     * `failed` with error `"abandoned (the process stopped)"`; younger runs stay `running`.
+     */
     readonly failAbandoned: (now: number, staleAfterMillis: number) => Effect.Effect<void, StorageError>
-    /** Drops finished runs that started more than `keepMillis` before `now`. */
+    /** Drops finished runs that started more than `keepMillis` before `now`; never a `running` one, however old. */
     readonly pruneFinished: (now: number, keepMillis: number) => Effect.Effect<void, StorageError>
-    /** Drops the state of a task that no longer exists (its ledger entries stay until pruned). */
+    /** Drops the state of a task that no longer exists (its ledger entries stay until pruned); other tasks keep theirs. */
     readonly forgetTask: (taskId: string) => Effect.Effect<void, StorageError>
-    /** The ledger of one task, newest first. */
+    /** The ledger of one task, newest due time first; `[]` for a task without entries. */
     readonly runs: (taskId: string) => Effect.Effect<ReadonlyArray<RunRecord>, StorageError>
   }
 >() {}

@@ -85,35 +85,77 @@ export class MessageNotFound extends Schema.TaggedError<MessageNotFound>()("Mess
 /**
  * Conversation threads and their messages, with branches (forks). A thread family is a root and
  * every branch forked from it or from its branches.
+ *
+ * The contract (`threadsContract` of `@aide/testing/effect` checks each rule):
+ * - Times (`createdAt`, `updatedAt`) are read from Effect's `Clock` (never `Date.now()`), so a
+ *   test's `TestClock` moves them.
+ * - An unknown thread fails with `ThreadNotFound` carrying its `threadId`; a failing call
+ *   changes nothing.
  */
 export class Threads extends Context.Tag("@aide/kernel/Threads")<
   Threads,
   {
-    /** The thread, created as an empty root thread with this id when it does not exist. */
+    /**
+     * The thread, created as an empty root thread with this id when it does not exist: `created:
+     * true` and `{ id, rootId: id, parentId: null, forkMessageId: null, forkPointIndex: null,
+     * title: null }` with both times now. Afterwards `created: false` and the record unchanged
+     * (times not touched).
+     */
     readonly ensure: (
       id: string,
     ) => Effect.Effect<{ readonly thread: ThreadRecord; readonly created: boolean }, StorageError>
     readonly get: (id: string) => Effect.Effect<ThreadRecord, ThreadNotFound | StorageError>
-    /** The thread's messages in order. */
+    /** The thread's messages in the order they were first saved. */
     readonly messages: (id: string) => Effect.Effect<ReadonlyArray<StoredMessage>, ThreadNotFound | StorageError>
     /**
      * Inserts the message at the end of the thread, or replaces it in place when a message with
-     * this id is already in the thread (an assistant message saved again as it grows). Bumps
-     * the thread's (and its family's) `updatedAt`.
+     * this id is already in the thread (an assistant message saved again as it grows). Sets
+     * the thread's `updatedAt` to now (`createdAt` unchanged). The message comes back exactly
+     * as saved (`toStrictEqual`): any `parts`, `metadata` kept as given (null included) and
+     * absent when not given. Ids are per thread: the same id may be in another thread.
      */
     readonly saveMessage: (
       threadId: string,
       message: StoredMessage,
     ) => Effect.Effect<void, ThreadNotFound | StorageError>
-    /** Sets the title (automatic titling or a rename); null clears it. */
+    /**
+     * Sets the title (automatic titling or a rename); null clears it. Does not change
+     * `updatedAt`. Answers the updated record.
+     */
     readonly setTitle: (id: string, title: string | null) => Effect.Effect<ThreadRecord, ThreadNotFound | StorageError>
-    /** Root threads, most recently updated family first. `perPage: false` = all. */
+    /**
+     * One summary per root (branches are not rows), most recently updated family first (ties: the
+     * greater root id first, as both kernel stores order them). A family's `updatedAt` is the
+     * latest `updatedAt` of its threads still there (a delete can lower it); its `title` and
+     * `createdAt` are the root's; `activeThreadId` is its most recently updated thread (ties: the
+     * one made last, so a fresh fork is); `threadIds` are the root then its branches, in the order
+     * they were made. Pages are 0-based: page `p` holds summaries `p * perPage` to `p * perPage +
+     * perPage - 1`; `total` counts roots (not branches); `hasMore` is whether a later page has any;
+     * a page past the end is empty with the same `total`. `perPage: false` lists every root on page
+     * 0 (`perPage: false`, `hasMore: false`). An empty store answers `{ threads: [], total: 0,
+     * page, perPage, hasMore: false }`.
+     */
     readonly list: (options: {
       readonly page: number
       readonly perPage: number | false
     }) => Effect.Effect<ThreadPage, StorageError>
+    /**
+     * The thread (`id`, `title`, times), its messages, `forks`: its direct branches keyed by
+     * the message id they were forked at, each list in the order made, `{ id }` plus `title`
+     * only when set (no key for a message without branches, `{}` when none); and `forkInfo`,
+     * null for a root, else `{ sourceThreadId: parentId, forkPointIndex, siblings }` where
+     * siblings are the other branches of the same parent at the same message, in the order made.
+     */
     readonly detail: (id: string) => Effect.Effect<ThreadDetail, ThreadNotFound | StorageError>
-    /** Clones the messages before `messageId` into a new branch of `id`. */
+    /**
+     * Clones the messages before `messageId` (same ids and content) into a new branch of `id`:
+     * a fresh id, `rootId` the family's root, `parentId: id`, `forkMessageId: messageId`,
+     * `forkPointIndex` that message's index (= `clonedMessageCount`; forking at the first
+     * message makes an empty branch), `title: null`, both times now. The source thread (its
+     * messages and `updatedAt`) is unchanged, and the branch then grows on its own: saving into
+     * it never touches the source. `MessageNotFound` when `messageId` is not in that thread
+     * (even if another thread has it); nothing is created on failure.
+     */
     readonly fork: (
       id: string,
       messageId: string,
@@ -121,7 +163,10 @@ export class Threads extends Context.Tag("@aide/kernel/Threads")<
       { readonly thread: ThreadRecord; readonly clonedMessageCount: number },
       ThreadNotFound | MessageNotFound | StorageError
     >
-    /** Deletes the thread, its messages and every branch forked from it (recursively). */
+    /**
+     * Deletes the thread, its messages and every branch forked from it (recursively), nothing
+     * else: deleting a root removes its family; the family's time becomes that of what is left.
+     */
     readonly delete: (id: string) => Effect.Effect<void, ThreadNotFound | StorageError>
   }
 >() {}

@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
-import { describe, layer, type Vitest } from "@effect/vitest"
 import { Layer } from "effect"
 import { freshPostgresStorage, postgresAvailable, tempSqliteStorage } from "./Databases.js"
+import { describe, layer, type Vitest } from "./EffectVitest.js"
 
 /**
  * Runs one suite on SQLite and on PostgreSQL (skipped without `AIDE_TEST_DATABASE_URL`), each on

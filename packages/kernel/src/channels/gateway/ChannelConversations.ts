@@ -21,15 +21,22 @@ export interface ChannelApproval {
  * Where the channel gateway keeps which Aide thread each channel conversation talks in, and the
  * approval ids it handed out. Both survive restarts. `bind` is conditional so that two
  * replicas starting the same conversation at once agree on one thread.
+ * `channelConversationsContract` of `@aide/testing/effect` checks the rules stated on each method.
  */
 export class ChannelConversations extends Context.Tag("@aide/kernel/ChannelConversations")<
   ChannelConversations,
   {
+    /**
+     * The thread the conversation is bound to; none before its first `bind`. A conversation is
+     * the whole `(pluginId, channelId, conversationId)`: the same id in another channel is apart.
+     */
     readonly threadOf: (conversation: ConversationRef) => Effect.Effect<Option.Option<string>, StorageError>
     /**
      * Binds the conversation to `threadId` when it is still bound to `replacing` (null: not bound
      * at all) and returns the thread it is bound to afterwards: `threadId`, or the one a
-     * concurrent caller bound first.
+     * concurrent caller bound first. So the first binding wins (a second `replacing: null`
+     * answers the first thread), and replacing a thread seen earlier works once (a second
+     * replacement of that same thread answers the one that replaced it).
      */
     readonly bind: (
       conversation: ConversationRef,
@@ -37,7 +44,9 @@ export class ChannelConversations extends Context.Tag("@aide/kernel/ChannelConve
       replacing: string | null,
       at: Date,
     ) => Effect.Effect<string, StorageError>
+    /** Stores each approval under its `approvalId`, read back unchanged by `approval`. */
     readonly saveApprovals: (approvals: ReadonlyArray<ChannelApproval>, at: Date) => Effect.Effect<void, StorageError>
+    /** The saved approval (conversation, thread, run, tool call); none for an unknown id. */
     readonly approval: (approvalId: string) => Effect.Effect<Option.Option<ChannelApproval>, StorageError>
   }
 >() {}

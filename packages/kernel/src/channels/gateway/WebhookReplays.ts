@@ -26,8 +26,13 @@ export const defaultMaxEntries = ReplayCache.defaultMaxEntries
  * Rules an implementation keeps (`webhookReplaysContract` in `@aide/testing/effect` checks them):
  * - `remember` is one atomic decision: of concurrent calls for one entry, exactly one is `true`,
  *   on every replica sharing the store.
- * - An entry whose `until` is before `nowSeconds` is gone: remembering it again is `true`.
- * - Channels are apart: the same signature on two channels is two entries.
+ * - An entry whose `until` is before `nowSeconds` is gone: remembering it again is `true` (at
+ *   `nowSeconds === until` it is still remembered: `false`).
+ * - Channels are apart: the same signature on two channels is two entries, and the bound is per
+ *   channel (a flood on one keeps another's).
+ * - The bound is kept as soon as it is passed: with `maxEntries` 3, a 4th live entry drops the
+ *   one whose `until` comes first, which is then new again.
+ * - `forget` of an entry never remembered does nothing.
  */
 export class WebhookReplays extends Context.Tag("@aide/kernel/WebhookReplays")<
   WebhookReplays,

@@ -25,7 +25,11 @@ export interface Unembedded {
   readonly parts: string
 }
 
-/** What every search leaves out: the current thread, and the messages it shares (forks keep ids). */
+/**
+ * What every search leaves out: the current thread, and the messages it shares (forks keep ids):
+ * searched from a fork, its source's messages cloned into it are not found in the source either
+ * (only the source's messages after the fork point are). At most `limit` hits.
+ */
 export interface SearchScope {
   readonly excludeThreadId: string
   readonly limit: number
@@ -35,34 +39,51 @@ export interface SearchScope {
  * The recall index over the stored messages: full-text search always, vectors when an embedder
  * is configured. The SQL implementation is kept in sync with `messages` by triggers, so a
  * deleted thread is gone from every index in the same transaction.
+ *
+ * The contract (`recallIndexContract` of `@aide/testing/effect`, run over the `Threads` the index
+ * follows): every message saved, rewritten or deleted through `Threads` is indexed accordingly;
+ * `RecalledMessage.parts` and `Unembedded.parts` are the message's `parts` as JSON text.
  */
 export class RecallIndex extends Context.Tag("@aide/kernel/RecallIndex")<
   RecallIndex,
   {
-    /** Messages matching any of `terms` (plain words; the index quotes them), best first. */
+    /**
+     * Messages matching any of `terms`, best first, one hit per message, at most `limit`. A term
+     * is only a word, matched regardless of case: full-text syntax in it (`"`, `*`, `NEAR(`,
+     * `:`, `|`, parentheses, quotes) finds nothing and fails nothing. No terms: no hits.
+     */
     readonly searchText: (
       terms: ReadonlyArray<string>,
       scope: SearchScope,
     ) => Effect.Effect<ReadonlyArray<RecallHit>, StorageError>
-    /** Messages whose embedding by `model` is nearest `vector` (cosine), best first. */
+    /**
+     * Messages with an embedding by `model` (only that model's), nearest `vector` by cosine
+     * first, at most `limit`.
+     */
     readonly searchVector: (
       model: string,
       vector: ReadonlyArray<number>,
       scope: SearchScope,
     ) => Effect.Effect<ReadonlyArray<RecallHit>, StorageError>
-    /** The messages of `threadId` from `seq - range` to `seq + range`, in order. */
+    /**
+     * The messages of `threadId` from `seq - range` to `seq + range`, in order, each with its
+     * role, its thread's current title and `createdAt` as an ISO string; `[]` for an unknown thread.
+     */
     readonly around: (
       threadId: string,
       seq: number,
       range: number,
     ) => Effect.Effect<ReadonlyArray<RecalledMessage>, StorageError>
-    /** Up to `limit` messages of `threadId` without an embedding by `model`. */
+    /** Up to `limit` messages of `threadId` without an embedding by `model`, in thread order. */
     readonly unembedded: (
       threadId: string,
       model: string,
       limit: number,
     ) => Effect.Effect<ReadonlyArray<Unembedded>, StorageError>
-    /** Stores embeddings of `parts`; an entry deleted or rewritten since is skipped. */
+    /**
+     * Stores embeddings of `parts`; an entry deleted or rewritten since (its `parts` differ now)
+     * is skipped, so it stays in `unembedded`.
+     */
     readonly putEmbeddings: (
       model: string,
       embeddings: ReadonlyArray<{

@@ -1,6 +1,6 @@
 import { ConfigStore as Module } from "@aide/kernel/storage"
-import { describe, expect } from "@effect/vitest"
 import { Data, Effect, type Layer, TestClock } from "effect"
+import { describe, expect } from "../EffectVitest.js"
 import { contractIt } from "./ContractTest.js"
 
 const { ConfigStore } = Module

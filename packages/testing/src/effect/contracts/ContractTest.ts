@@ -1,5 +1,5 @@
-import { it } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
+import { it } from "../EffectVitest.js"
 
 /**
  * `it.effect` as it is before any suite runs: @effect/vitest's `layer(...)` assigns its own

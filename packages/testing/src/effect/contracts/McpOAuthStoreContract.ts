@@ -1,6 +1,6 @@
 import { McpOAuthStore as Module } from "@aide/kernel/storage"
-import { describe, expect } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
+import { describe, expect } from "../EffectVitest.js"
 import { contractIt } from "./ContractTest.js"
 
 const { McpOAuthStore } = Module

@@ -1,6 +1,6 @@
 import { ObservationStore as Module } from "@aide/kernel/storage"
-import { describe, expect } from "@effect/vitest"
 import { Effect, Option } from "effect"
+import { describe, expect } from "../EffectVitest.js"
 import type { contractIt } from "./ContractTest.js"
 import { at, entry, ids } from "./ObservationSupport.js"
 

@@ -1,7 +1,7 @@
 import { RecallIndex as Module } from "@aide/kernel/storage"
 import { Threads as ThreadsModule } from "@aide/kernel/threads"
-import { describe, expect } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
+import { describe, expect } from "../EffectVitest.js"
 import { contractIt } from "./ContractTest.js"
 
 const { RecallIndex } = Module

@@ -1,6 +1,6 @@
 import { Threads as Module } from "@aide/kernel/threads"
-import { describe, expect } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
+import { describe, expect } from "../EffectVitest.js"
 import { contractIt } from "./ContractTest.js"
 import { threadsBranchesContract } from "./ThreadsBranchesContract.js"
 import { threadsListContract } from "./ThreadsListContract.js"

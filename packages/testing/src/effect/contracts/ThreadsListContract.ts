@@ -1,6 +1,6 @@
 import { Threads as Module } from "@aide/kernel/threads"
-import { describe, expect } from "@effect/vitest"
 import { Effect } from "effect"
+import { describe, expect } from "../EffectVitest.js"
 import type { contractIt } from "./ContractTest.js"
 import { at, conversation, later, text } from "./ThreadsSupport.js"
 

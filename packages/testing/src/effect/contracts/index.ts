@@ -4,9 +4,9 @@
  * (`@aide/kernel/storage`, `/threads`, `/postgres`): no service, no AI or MCP SDK.
  */
 import type { SqlClient } from "@effect/sql"
-import { describe } from "@effect/vitest"
 import { Layer } from "effect"
 import { freshPostgresStorage, postgresAvailable, tempSqliteStorage } from "../Databases.js"
+import { describe } from "../EffectVitest.js"
 
 export { authStoreContract } from "./AuthStoreContract.js"
 export { channelConversationsContract } from "./ChannelConversationsContract.js"
