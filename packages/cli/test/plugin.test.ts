@@ -142,7 +142,8 @@ describe("aide plugin", () => {
 
     it("dev prints its load error without them", async () => {
       const folder = join(server.dataDir, "plugins", "node_modules", "aide-plugin-hostile")
-      const dev = await devUntil([folder], colourless(), "did not load")
+      // Until the error's own words have arrived, not just the line that announces them.
+      const dev = await devUntil([folder], colourless(), "tests passed")
       expect(dev.output).toContain("hostile did not load (started):")
       expect(dev.output).toContain("brokenall tests passed")
       expect(dev.output).not.toMatch(controls)

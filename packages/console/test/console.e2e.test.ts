@@ -377,9 +377,14 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     // The web inbox is listed once, in the task editor and in the heartbeat's.
     const destination = editor.getByLabel("Destination")
     const inboxOptions = (texts: ReadonlyArray<string>) => texts.filter((text) => /web inbox/i.test(text))
-    expect(inboxOptions(await destination.locator("option").allTextContents())).toEqual(["The web inbox"])
+    // The options come with the destinations' request: polled until they are there.
+    await expect
+      .poll(async () => inboxOptions(await destination.locator("option").allTextContents()))
+      .toEqual(["The web inbox"])
     const heartbeatDestination = page.getByLabel("Heartbeat destination")
-    expect(inboxOptions(await heartbeatDestination.locator("option").allTextContents())).toEqual(["The web inbox"])
+    await expect
+      .poll(async () => inboxOptions(await heartbeatDestination.locator("option").allTextContents()))
+      .toEqual(["The web inbox"])
     await editor.getByLabel("Name").fill("Daily digest")
     await editor.getByLabel("Prompt").fill("Digest my day")
     await editor.getByLabel("Cron expression").fill("30 7 * * *")
