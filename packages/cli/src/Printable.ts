@@ -3,7 +3,9 @@
  * errors, relayed by the server or read from disk — as a terminal may show it: without the control
  * sequences that would let it set the window title, clear the screen or paint a fake "✓ all tests
  * passed" (docs/security.md). Sequences are removed whole, then any control character left;
- * colours the CLI adds itself go around the result, never through this.
+ * colours the CLI adds itself go around the result, never through this. The server's log format
+ * applies the same rule (`terminalText`); the CLI bundles no server code, so a test holds the
+ * two equal instead.
  */
 
 // Written as escapes (String.raw), so the file itself holds no control bytes.

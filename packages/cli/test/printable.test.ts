@@ -1,6 +1,7 @@
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import * as PluginManifest from "../../kernel/src/plugins/PluginManifest.js"
+import { terminalText } from "../../server/src/process/TerminalText.js"
 import { folderOf, isPluginId, pluginIdPattern } from "../src/PluginIds.js"
 import { printable } from "../src/Printable.js"
 
@@ -47,6 +48,12 @@ describe("printable: a plugin's words as the terminal may show them", () => {
     for (let code = 0; code < 0x3000; code++) all += String.fromCharCode(code)
     expect(printable(all, { multiline: true })).not.toMatch(controls)
     expect(printable(all)).not.toMatch(/[\t\n]/)
+  })
+
+  it("is the rule of the server's terminal log format (the CLI bundles neither kernel nor server)", () => {
+    let all = "\u001b]0;pwned\u0007\u001b[2J\u001b[32mok\u001b[0m\u009b2J\u001bPx\u001b\\"
+    for (let code = 0; code < 0x3000; code++) all += String.fromCharCode(code)
+    expect(printable(all, { multiline: true })).toBe(terminalText(all))
   })
 })
 
