@@ -31,7 +31,8 @@ Commands:
 ${commands.map((command) => `  ${command.name.padEnd(16)}${command.summary}`).join("\n")}
 
 Options of every command:
-  --url <url>        the server (default: the one \`aide login\` stored, else http://127.0.0.1:4111)
+  --url <url>        the server (default: $AIDE_URL, else the one \`aide login\` stored, else
+                     http://127.0.0.1:4111)
   --json             machine-readable output, where the output is data
   -h, --help         this help, or a command's
 

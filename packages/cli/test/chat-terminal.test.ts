@@ -72,13 +72,28 @@ describe.skipIf(!hasTmux)("aide setup in a terminal", () => {
       const differ = terminal("setup-differ", [process.execPath, bin, "setup", "--url", server.url], env)
       try {
         await differ.waitFor("New password:")
+        // Too short: refused at once, before "Again:", and asked for again.
+        differ.type("short")
+        differ.key("Enter")
+        const short = await differ.waitFor("at least 8 characters; try again")
+        expect(short).not.toContain("Again:")
+        await differ.waitFor(/try again\s*\n\s*New password:/)
+        // Two that differ: said so, and asked for again.
         differ.type("first secret one")
         differ.key("Enter")
         await differ.waitFor("Again:")
         differ.type("second secret two")
         differ.key("Enter")
+        await differ.waitFor(/differ; try again\s*\n\s*New password:/)
+        // A third failure ends it: exit 1, not a usage error.
+        differ.type("third secret three")
+        differ.key("Enter")
+        await differ.waitFor(/Again:[\s\S]*Again:/)
+        differ.type("fourth secret four")
+        differ.key("Enter")
         const screen = await differ.waitFor("[exit 1]")
-        expect(screen).toContain("the two passwords differ")
+        expect(screen).toContain("the two passwords differ; nothing was changed")
+        expect(screen).not.toContain("Usage")
         expect(screen).not.toContain("secret")
       } finally {
         differ.close()
@@ -152,12 +167,16 @@ describe.skipIf(!hasTmux)("aide chat in a terminal", () => {
       await term.waitFor("you›")
       term.type("Delete /tmp/old.txt")
       term.key("Enter")
-      const asked = await term.waitFor("? [y/n]")
+      const asked = await term.waitFor("[y]es / [n]o, one key")
       expect(asked).toContain("⚙ probe_delete_file")
       expect(asked).toContain("/tmp/old.txt")
       expect(tool.executions).toEqual([])
+      // Other text typed (ahead, or pasted) is not a decision: the question is asked again.
+      term.type("ok sure")
+      await eventually(() => ((term.screen().match(/one key/g)?.length ?? 0) >= 2 ? true : undefined))
+      expect(tool.executions).toEqual([])
+      // One key, no Enter.
       term.type("y")
-      term.key("Enter")
       await term.waitFor("aide› Deleted /tmp/old.txt.")
       expect(tool.executions).toEqual([{ path: "/tmp/old.txt" }])
     } finally {

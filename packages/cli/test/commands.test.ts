@@ -132,6 +132,8 @@ describe("aide config, threads, inbox, chat (one message), doctor", () => {
     const got = await aide(["config", "get", "models.operator"], { env: env() })
     expect(got.code).toBe(0)
     expect(JSON.parse(got.stdout)).toEqual({ provider: "openai-compatible", model: "fake-model" })
+    // Output ends with a newline, so a shell prompt never follows it on the same line.
+    expect(got.stdout.endsWith("}\n")).toBe(true)
     const set = await aide(["config", "set", "models.operator.model", '"other-model"'], { env: env() })
     expect(set.code).toBe(0)
     expect(JSON.parse(set.stdout)).toBe("other-model")

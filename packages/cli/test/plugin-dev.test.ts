@@ -4,7 +4,7 @@
  * restarts it on each save.
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process"
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -109,9 +109,13 @@ describe.skipIf(!hasTmux)("aide plugin dev in a terminal", () => {
     const entry = listed.body.plugins.find((candidate: { id: string }) => candidate.id === "live")
     expect(entry.provides.tools.toolIds).toEqual(["live:count_words", "live:count_letters"])
 
-    // A broken save is reported, with why.
-    writeFileSync(tools, "export default [{ id: 42 }]\n")
+    // A broken save is reported, with why; saved as editors (and sed -i) do, through a temporary
+    // file renamed over the real one: the reason names the real file only.
+    const temporary = join(folder, "src/sedh1nW3r")
+    writeFileSync(temporary, "export default [{ id: 42 }]\n")
+    renameSync(temporary, tools)
     await waitFor("live did not load (src/tools.js changed)")
+    expect(screen()).not.toContain("sedh1nW3r")
 
     tmux(["send-keys", "-t", "keeper:3", "C-c"])
     await waitFor("[exit 0]")

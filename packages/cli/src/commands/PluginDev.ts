@@ -74,6 +74,17 @@ const report = async (client: AideClient, id: string, why: string) => {
 const ignored = (file: string) =>
   file.split(sep).some((part) => part === "node_modules" || part.startsWith(".")) || /(~|\.swp|\.tmp)$/.test(file)
 
+/**
+ * Why a burst of events reloads: the files that still exist once it is quiet. Editors save
+ * through a temporary file renamed over the real one (sed's `sedh1nW3r`, vim's `4913`), which is
+ * gone by then and says nothing to the author; only when every name is gone were files removed.
+ */
+const cause = (folder: string, files: ReadonlyArray<string>): string => {
+  const present = files.filter((file) => existsSync(join(folder, file)))
+  if (present.length > 0) return `${printable(present.join(", "))} changed`
+  return `${printable(files.join(", "))} removed`
+}
+
 export const dev = async (folderArgument: string, values: { url?: string; "data-dir"?: string }): Promise<number> => {
   const folder = resolve(folderArgument)
   const id = readId(folder)
@@ -110,10 +121,10 @@ export const dev = async (folderArgument: string, values: { url?: string; "data-
     changed.add(file.toString())
     clearTimeout(timer)
     timer = setTimeout(() => {
-      const files = printable([...changed].sort().join(", "))
+      const why = cause(folder, [...changed].sort())
       changed = new Set()
       running = running
-        .then(() => reload(`${files} changed`))
+        .then(() => reload(why))
         .catch((error) => {
           const message = error instanceof Error ? error.message : String(error)
           print(`${red("✗")} reload failed: ${printable(message, { multiline: true })}`)

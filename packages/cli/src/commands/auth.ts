@@ -1,7 +1,7 @@
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
 import * as Credentials from "../Credentials.js"
-import { AuthError, Failure, green, print, UsageError } from "../Output.js"
+import { AuthError, Failure, green, print } from "../Output.js"
 import { credentialsFile } from "../Paths.js"
 import { readHidden, readStdin } from "../Prompt.js"
 import { connect } from "../Session.js"
@@ -11,23 +11,45 @@ const passwordOptions = { "password-stdin": { type: "boolean" } } as const
 const isAideError = (error: unknown): error is { status: number; code: string; message: string } =>
   typeof (error as { status?: unknown }).status === "number"
 
+const minimumLength = 8
+const tooShort = `the password needs at least ${minimumLength} characters; nothing was changed`
+const attempts = 3
+
+/**
+ * The new password, typed twice: a short one is refused before "Again:" and asked for again,
+ * as are two that differ, up to three times (a typo should not cost a restart of the command).
+ */
+const askNewPassword = async (): Promise<string> => {
+  for (let attempt = 1; ; attempt++) {
+    const last = attempt === attempts
+    const password = await readHidden("New password: ")
+    if (password.length < minimumLength) {
+      if (last) throw new Failure(tooShort)
+      print(`the password needs at least ${minimumLength} characters; try again`)
+      continue
+    }
+    if ((await readHidden("Again: ")) === password) return password
+    if (last) throw new Failure("the two passwords differ; nothing was changed")
+    print("the two passwords differ; try again")
+  }
+}
+
 export const setup: Command = {
   name: "setup",
   summary: "choose the owner password of a new server (and log the CLI in)",
   usage: `aide setup [--url <url>] [--password-stdin]
 
 Sets the owner password of a server that has none yet (POST /api/auth/setup): typed twice,
-hidden, at least 8 characters; or read from standard input with --password-stdin. The token pair
+hidden, at least 8 characters (a short one, or two that differ, is asked for again, three tries
+in all); or read from standard input with --password-stdin. The token pair
 it returns is stored as \`aide login\` stores it. Exit 1 when the server is set up already.`,
   run: async (argv) => {
     const { values } = parse(argv, passwordOptions)
     let password: string
-    if (values["password-stdin"]) password = await readStdin()
-    else {
-      password = await readHidden("New password: ")
-      if ((await readHidden("Again: ")) !== password) throw new Failure("the two passwords differ; nothing was changed")
-    }
-    if (password.length < 8) throw new UsageError("the password needs at least 8 characters")
+    if (values["password-stdin"]) {
+      password = await readStdin()
+      if (password.length < minimumLength) throw new Failure(tooShort)
+    } else password = await askNewPassword()
     const { url, client } = connect(values.url)
     try {
       await client.auth.setup(password)

@@ -224,14 +224,18 @@ const converse = async (
     }
     shown = nothingShown()
     for (const call of outcome.pending) {
-      const answer = await ask(
-        `${yellow("?")} allow ${bold(printable(call.toolName))} ${dim(short(call.input))}? [y/n] `,
+      // One key, no Enter, like the Ctrl-C menu: text typed ahead while the answer streamed
+      // arrives as several characters at once and is not taken for a decision.
+      const answer = await askKey(
+        `${yellow("?")} allow ${bold(printable(call.toolName))} ${dim(short(call.input))}? ${dim("[y]es / [n]o, one key")} `,
+        ["y", "n"],
+        "",
       )
-      if (answer === undefined) {
+      if (answer === "") {
         print(dim(`undecided; decide later with: aide chat --thread ${thread}`))
         return false
       }
-      const approved = /^y(es)?$/i.test(answer.trim())
+      const approved = answer === "y"
       next = (signal) =>
         client.chat.approve({ runId: call.runId, threadId: thread, toolCallId: call.toolCallId, approved, signal })
     }
@@ -245,7 +249,8 @@ export const chat: Command = {
   usage: `aide chat [--thread <id> | --new] [message]
 
 An interactive chat: type a message, the answer streams in; tool calls and their results are
-shown, and calls that need approval are asked y/n. Ctrl-C while an answer streams stops waiting
+shown, and calls that need approval are asked with one key, y or n (no Enter; text typed ahead
+is not taken for an answer; Ctrl-C or Ctrl-D leaves it undecided). Ctrl-C while an answer streams stops waiting
 and asks, one key without Enter: r resumes (where the screen left it, even when the answer
 finished meanwhile), s stops the run, q leaves it running (so do Ctrl-C and Ctrl-D); any other
 key asks again. At the you› prompt, Ctrl-C or Ctrl-D on an empty line leaves.
