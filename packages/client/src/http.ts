@@ -107,10 +107,33 @@ export const makeHttp = (options: HttpOptions) => {
     return refreshWith(tokens.refreshToken)
   }
 
+  /**
+   * The pair to send: a stored token already past its `expiresAt` is refreshed first (single
+   * flight), so a page opened after the token expired makes one refresh instead of a 401 per
+   * request. Not for a pair this client just received: with a clock far ahead of the server's,
+   * every fresh pair looks expired, and the 401 path below is the judge then.
+   */
+  let received: string | undefined
+  const usable = async (tokens: TokenPair | null): Promise<TokenPair | null> => {
+    if (tokens === null || tokens.token === received) return tokens
+    const expiresAt = Date.parse(String(tokens.expiresAt))
+    if (!(expiresAt <= Date.now())) return tokens
+    try {
+      const next = await refreshWith(tokens.refreshToken)
+      received = next.token
+      return next
+    } catch (error) {
+      // Refused: the session is lost (onSessionLost ran); else (network, 5xx) try the request.
+      const status = (error as AideError).status
+      if (status === 400 || status === 401) throw error
+      return tokens
+    }
+  }
+
   /** A request; protected ones retried once after a refresh when the token is refused. */
   const send = async (path: string, init: RequestOptions = {}): Promise<Response> => {
     if (init.auth === false) return raw(path, init, undefined)
-    const tokens = await options.tokenStore.get()
+    const tokens = await usable(await options.tokenStore.get())
     const response = await raw(path, init, tokens?.token)
     if (response.status !== 401 || tokens === null) return response
     // Another request may have refreshed already: retry with the newer pair, else refresh ours.

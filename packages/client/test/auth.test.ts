@@ -86,6 +86,52 @@ describe("refresh", () => {
     expect((await client.auth.sessions()).length).toBeGreaterThan(0)
   })
 
+  it("a stored token past its expiresAt is refreshed before the requests: one refresh, no 401", async () => {
+    const tokens = await createAideClient({ baseUrl: server.url }).auth.login(password)
+    const statuses: Array<number> = []
+    let refreshes = 0
+    const client = createAideClient({
+      baseUrl: server.url,
+      // Expired as the page finds it after a night: a token the server refuses, its time passed.
+      tokenStore: memoryTokenStore({
+        ...tokens,
+        token: "expired.access.token",
+        expiresAt: new Date(Date.now() - 1_000) as never,
+      }),
+      fetch: async (input, init) => {
+        if (input.endsWith("/api/auth/refresh")) refreshes++
+        const response = await fetch(input, init)
+        statuses.push(response.status)
+        return response
+      },
+    })
+    // A page load: several requests at once.
+    await Promise.all([client.auth.sessions(), client.threads.list(), client.inbox.list(), client.config.get()])
+    expect(refreshes).toBe(1)
+    expect(statuses).not.toContain(401)
+  })
+
+  it("a fresh pair that looks expired (a clock far ahead) is not refreshed again and again", async () => {
+    const tokens = await createAideClient({ baseUrl: server.url }).auth.login(password)
+    let refreshes = 0
+    const store = memoryTokenStore({ ...tokens, expiresAt: new Date(Date.now() - 1_000) as never })
+    const client = createAideClient({
+      baseUrl: server.url,
+      tokenStore: {
+        get: store.get,
+        // The server's expiresAt, as seen by a client whose clock is a day ahead: always past.
+        set: (next) =>
+          store.set(next === null ? null : { ...next, expiresAt: new Date(Date.now() - 86_400_000) as never }),
+      },
+      fetch: (input, init) => {
+        if (input.endsWith("/api/auth/refresh")) refreshes++
+        return fetch(input, init)
+      },
+    })
+    for (let index = 0; index < 4; index++) await client.threads.list()
+    expect(refreshes).toBe(1)
+  })
+
   it("a refused refresh calls onSessionLost and clears the store", async () => {
     const tokens = await createAideClient({ baseUrl: server.url }).auth.login(password)
     const lost: Array<AideError> = []

@@ -41,7 +41,7 @@ const sections = [
   { path: "/inbox", label: "Inbox" },
   { path: "/schedule", label: "Schedule" },
   { path: "/memory", label: "Memory" },
-  { path: "/integrations", label: "Tools" },
+  { path: "/tools", label: "Tools" },
   { path: "/settings", label: "Settings" },
 ] as const
 
@@ -77,8 +77,10 @@ function Shell({ onSignedOut }: { readonly onSignedOut: () => void }) {
   // biome-ignore lint/correctness/useExhaustiveDependencies: closing the menu on every navigation
   useEffect(() => setMenuOpen(false), [path])
   // `/` is a new chat: it gets its id (the thread's) at once, so sending never changes the URL.
+  // `/integrations` was the Tools page's address: old bookmarks land on `/tools`.
   useEffect(() => {
     if (path === "/") navigate(`/chat/${newChatId()}`, { replace: true })
+    else if (path === "/integrations") navigate("/tools", { replace: true })
   }, [path])
   return (
     <div className={`shell ${menuOpen ? "menu-open" : ""} ${section === "/" ? "" : "no-sidebar"}`}>
@@ -137,7 +139,7 @@ function Shell({ onSignedOut }: { readonly onSignedOut: () => void }) {
           {section === "/inbox" && <Inbox />}
           {section === "/schedule" && <Schedule />}
           {section === "/memory" && <Memory />}
-          {section === "/integrations" && <Integrations />}
+          {section === "/tools" && <Integrations />}
           {section === "/settings" && <Settings onSignedOut={onSignedOut} />}
         </Suspense>
       </main>

@@ -6,6 +6,7 @@ import { client, errorText } from "./api.js"
 import { Composer } from "./Composer.js"
 import { MessageView } from "./Message.js"
 import { ModelPicker } from "./ModelPicker.js"
+import { firstWords, provisionalTitle, setProvisionalTitle } from "./provisionalTitles.js"
 import { navigate } from "./router.js"
 import { threadsChanged } from "./Sidebar.js"
 
@@ -86,10 +87,17 @@ function Conversation({
     navigate(`/chat/${encodeURIComponent(result.thread.id)}`)
   }
   const forkInfo = detail?.forkInfo ?? null
+  // Untitled with messages (a first answer streaming, or reloaded before its title came): the
+  // first words of the first message, as the list shows it and the server will name it.
+  const firstText = chat.messages
+    .find((message) => message.role === "user")
+    ?.parts.flatMap((part) => (part.type === "text" ? [part.text] : []))
+    .join(" ")
+  const untitled = provisionalTitle(id) ?? (firstText === undefined ? undefined : firstWords(firstText))
   return (
     <section className="chat" aria-label="Conversation">
       <div className="chat-head">
-        <ThreadTitle chatId={id} initial={detail} />
+        <ThreadTitle chatId={id} initial={detail} exists={!isNew || chat.messages.length > 0} fallback={untitled} />
         <ModelPicker />
       </div>
       {forkInfo && (
@@ -150,6 +158,7 @@ function Conversation({
           if (isNew) {
             // From now on the thread exists: coming back to it loads it (and resumes its answer).
             freshIds.delete(id)
+            setProvisionalTitle(id, text)
             setTimeout(threadsChanged, 300)
           }
           void chat.sendMessage({ text, ...(files.length > 0 ? { files } : {}) })
@@ -164,13 +173,28 @@ function Conversation({
  * arrive or change (the `aide:threads` event), and renamed in place. Renaming here renames the
  * thread on screen, a branch included.
  */
-function ThreadTitle({ chatId, initial }: { readonly chatId: string; readonly initial: ThreadDetail | null }) {
+function ThreadTitle({
+  chatId,
+  initial,
+  exists,
+  fallback,
+}: {
+  readonly chatId: string
+  readonly initial: ThreadDetail | null
+  /** False for a new chat before its first message: there is no thread to read yet. */
+  readonly exists: boolean
+  /** What an untitled thread with messages is called meanwhile. */
+  readonly fallback: string | undefined
+}) {
   // The thread the chat writes to now (a Retry of an answered message moves it to a branch).
   const threadId = useCallback(() => transport.threadIdOf(chatId), [chatId])
   const [title, setTitle] = useState<string | null>(initial?.thread.title ?? null)
   const [editing, setEditing] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const refresh = useCallback(async () => {
+    // A new chat has no thread until its first message: asking would only log a 404 (the list
+    // announces changes of other chats too).
+    if (!exists) return
     try {
       const detail = await client.threads.get(threadId())
       const source = detail.forkInfo?.sourceThreadId
@@ -179,7 +203,7 @@ function ThreadTitle({ chatId, initial }: { readonly chatId: string; readonly in
     } catch {
       // Not created yet (a new chat before its first answer): it keeps "New chat".
     }
-  }, [threadId])
+  }, [threadId, exists])
   useEffect(() => {
     if (initial !== null && initial.thread.title === null && initial.forkInfo !== null) void refresh()
     const listener = () => void refresh()
@@ -227,7 +251,7 @@ function ThreadTitle({ chatId, initial }: { readonly chatId: string; readonly in
         aria-label={title === null ? "Rename this chat" : undefined}
         onClick={() => setEditing(true)}
       >
-        {title ?? "New chat"}
+        {title ?? fallback ?? "New chat"}
       </button>
       {error && (
         <span role="alert" className="error">

@@ -5,6 +5,12 @@ import { PluginCard } from "./PluginCard.js"
 import { pluginState } from "./pluginForm.js"
 import { useLoad } from "./useLoad.js"
 
+/**
+ * Enabled, no tools and no error: still connecting (a stdio server's first `npx` download takes
+ * tens of seconds), not a server with nothing to offer.
+ */
+const starting = (server: McpServer) => server.enabled && server.tools.length === 0 && server.error === null
+
 function ServerCard({
   server,
   act,
@@ -24,7 +30,8 @@ function ServerCard({
         </a>
       )}
       <p className="muted">
-        {server.tools.length} tools{server.requireApproval ? " · approval required" : ""}
+        {starting(server) ? "starting…" : `${server.tools.length} ${server.tools.length === 1 ? "tool" : "tools"}`}
+        {server.requireApproval ? " · approval required" : ""}
       </p>
       <ul className="tags">
         {server.tools.map((tool) => (
@@ -65,9 +72,7 @@ export function Integrations() {
   const [addError, setAddError] = useState<string | null>(null)
   // A server just added lists no tools and no error while it connects, a plugin just enabled is
   // "Loading": look again until they have settled.
-  const connecting =
-    servers.some((server) => server.enabled && server.tools.length === 0 && server.error === null) ||
-    plugins.some((plugin) => pluginState(plugin) === "loading")
+  const connecting = servers.some(starting) || plugins.some((plugin) => pluginState(plugin) === "loading")
   // biome-ignore lint/correctness/useExhaustiveDependencies: `data` re-arms the timer after each load
   useEffect(() => {
     if (!connecting) return
@@ -76,7 +81,8 @@ export function Integrations() {
   }, [connecting, reload, data])
   const add = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    const form = new FormData(event.currentTarget)
+    const element = event.currentTarget
+    const form = new FormData(element)
     const target = String(form.get("target")).trim()
     const [command, ...args] = target.split(/\s+/)
     try {
@@ -86,6 +92,7 @@ export function Integrations() {
         requireApproval: form.get("requireApproval") === "on",
       })
       setAddError(null)
+      element.reset()
       reload()
     } catch (cause) {
       setAddError(errorText(cause))
@@ -109,7 +116,14 @@ export function Integrations() {
         <h3 id="add-mcp">Add an MCP server</h3>
         <label>
           Id
-          <input name="id" required pattern="[a-z0-9][a-z0-9_-]*" />
+          <input
+            name="id"
+            required
+            // Chromium compiles \`pattern\` with the \`v\` flag, where a bare "-" in a class is invalid
+            // (and the check silently off): escaped.
+            pattern="[a-z0-9][a-z0-9_\-]*"
+            title="lower-case letters, digits, _ and -, starting with a letter or digit"
+          />
         </label>
         <label>
           Command (stdio) or URL (HTTP)

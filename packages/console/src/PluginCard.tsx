@@ -115,10 +115,12 @@ export function PluginCard({
                 <>
                   <Icon name="check" size={14} /> set
                 </>
-              ) : v.required ? (
+              ) : v.required && plugin.enabled ? (
                 <span className="error">
                   <Icon name="cross" size={14} /> missing (required)
                 </span>
+              ) : v.required ? (
+                <span className="muted">not set (required to enable)</span>
               ) : (
                 "not set"
               )}
@@ -129,17 +131,19 @@ export function PluginCard({
       {alerts.length > 0 && (
         <ul className="alerts" aria-label="Alerts">
           {alerts.map((alert, i) => (
-            <li key={i} className={alert.level === "info" ? "muted" : "error"}>
+            <li key={i} className={alert.level === "info" || !plugin.enabled ? "muted" : "error"}>
               {alert.level ? `${alert.level}: ` : ""}
               {alert.message ?? JSON.stringify(alert)}
             </li>
           ))}
         </ul>
       )}
+      {/* A disabled plugin's missing settings are what enabling it needs, not errors: nobody has
+          asked it to run yet, so they are shown plainly until it is enabled. */}
       {plugin.validationErrors.length > 0 && (
-        <ul className="alerts" aria-label="Problems">
+        <ul className="alerts" aria-label={plugin.enabled ? "Problems" : "Needed to enable it"}>
           {plugin.validationErrors.map((problem) => (
-            <li key={problem} className="error">
+            <li key={problem} className={plugin.enabled ? "error" : "muted"}>
               {problem}
             </li>
           ))}
@@ -155,6 +159,7 @@ export function PluginCard({
         />
         Enabled
       </label>
+      {plugin.configFields.length === 0 && <p className="muted">No settings: the switch above applies at once.</p>}
       {plugin.configFields.length > 0 && (
         <form
           className="form"

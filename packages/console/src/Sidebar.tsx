@@ -2,6 +2,7 @@ import type { ThreadSummary } from "@aide/client"
 import { useCallback, useEffect, useState } from "react"
 import { client, errorText } from "./api.js"
 import { Icon } from "./Icon.js"
+import { provisionalTitle } from "./provisionalTitles.js"
 import { href, navigate } from "./router.js"
 
 /** Other components say "the threads changed" (a chat finished, a title arrived) with this event. */
@@ -56,7 +57,9 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
         {shown.map((thread) => {
           const id = thread.activeThreadId
           const active = thread.threadIds.includes(activeThreadId ?? "")
-          const title = thread.title ?? "New thread"
+          // Untitled while its first answer streams: the first words, as the heading shows them.
+          // (Never "New chat": that is the button above, and "Rename New chat" would share its name.)
+          const title = thread.title ?? provisionalTitle(thread.id) ?? "Untitled chat"
           return (
             <li key={thread.id} className={active ? "active" : ""}>
               {editing === thread.id ? (
@@ -66,9 +69,10 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
                     const value = String(new FormData(event.currentTarget).get("title") ?? "").trim() || null
                     // The entry is the original; the branch of it on screen takes the name too,
                     // so the heading and the list agree.
-                    const onScreen =
-                      activeThreadId !== undefined && active && activeThreadId !== thread.id ? [activeThreadId] : []
-                    void Promise.all([thread.id, ...onScreen].map((id) => client.threads.rename(id, value)))
+                    // So does the latest branch, whose title `aide threads` shows for the entry.
+                    const onScreen = activeThreadId !== undefined && active ? [activeThreadId] : []
+                    const ids = [...new Set([thread.id, thread.activeThreadId, ...onScreen])]
+                    void Promise.all(ids.map((id) => client.threads.rename(id, value)))
                       .then(threadsChanged)
                       .catch((cause) => setError(errorText(cause)))
                     setEditing(null)

@@ -231,6 +231,37 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     expect(await seriousViolations(page)).toEqual([])
   })
 
+  it("while a first answer streams, the heading and the list agree on its name; a new chat asks nothing of a thread it has not got", async () => {
+    await page.getByRole("button", { name: "New chat" }).click()
+    await expect.poll(() => page.locator(".chat-head h1").textContent()).toBe("New chat")
+    // The list announces changes (another chat's title arriving): the new chat has no thread to read.
+    const asked: Array<string> = []
+    const onRequest = (request: { url: () => string }) => {
+      if (/\/api\/threads\/[^/?]+$/.test(new URL(request.url()).pathname)) asked.push(request.url())
+    }
+    page.on("request", onRequest)
+    const listed = page.waitForResponse((response) => new URL(response.url()).pathname === "/api/threads")
+    await page.evaluate(() => globalThis.dispatchEvent(new Event("aide:threads")))
+    await listed
+    page.off("request", onRequest)
+    expect(asked).toEqual([])
+    model.script({ text: Array.from({ length: 20 }, (_, i) => `leaf${i} `), chunkDelayMs: 100 })
+    await page.getByRole("textbox", { name: "Message" }).fill("Plan   the garden party")
+    await page.keyboard.press("Enter")
+    await page.getByText("leaf2", { exact: false }).waitFor()
+    // Still streaming: the first words name it in both places (the server's title-to-be).
+    await page.getByRole("button", { name: "Stop" }).waitFor()
+    await expect.poll(() => page.locator(".chat-head h1").textContent()).toBe("Plan the garden party")
+    const threads = page.getByRole("complementary", { name: "Threads" })
+    await threads.getByRole("link", { name: "Plan the garden party" }).waitFor()
+    expect(await threads.getByRole("link", { name: "Untitled chat" }).count()).toBe(0)
+    await page.getByText("leaf19", { exact: false }).waitFor({ timeout: 15_000 })
+    await page.getByRole("button", { name: "Send" }).waitFor()
+    // Back to the chat the next tests go on with.
+    await threads.getByRole("link", { name: "Say hello" }).click()
+    await page.locator(".message.assistant strong", { hasText: "world" }).waitFor()
+  })
+
   it("approval round trip: the tool runs only once approved in its card", async () => {
     model.script(
       { toolCalls: [{ name: "probe_delete_file", arguments: { path: "/tmp/report.txt" } }] },
@@ -489,9 +520,18 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
 
   it("adds a real MCP server (stdio) in the UI, and its tool runs in chat once approved", async () => {
     await section("Tools").click()
-    await page.getByLabel("Id", { exact: true }).fill("local")
+    expect(new URL(page.url()).pathname).toBe("/app/tools")
+    // The id's pattern is one Chromium can compile (it uses the `v` flag): a bad id is caught.
+    const id = page.getByLabel("Id", { exact: true })
+    await id.fill("Bad Id")
+    expect(await id.evaluate((input: HTMLInputElement) => input.validity.patternMismatch)).toBe(true)
+    await id.fill("local")
+    expect(await id.evaluate((input: HTMLInputElement) => input.validity.valid)).toBe(true)
     await page.getByLabel("Command (stdio) or URL (HTTP)").fill(`${process.execPath} ${mcpStdioServerPath}`)
     await page.getByRole("button", { name: "Add server" }).click()
+    // Added: the form is empty for the next one.
+    await expect.poll(() => id.inputValue()).toBe("")
+    expect(await page.getByLabel("Command (stdio) or URL (HTTP)").inputValue()).toBe("")
     // The card lists the server's tools once it has connected (the page polls until then).
     await page.locator(".tags li", { hasText: "add" }).first().waitFor({ timeout: 15_000 })
     await page.getByRole("heading", { name: "Plugins" }).waitFor()
@@ -513,9 +553,13 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await section("Tools").click()
     const form = page.getByRole("form", { name: "Weather settings" })
     const card = page.locator("li.card", { has: form })
-    await card.getByRole("list", { name: "Environment" }).getByText("missing (required)").waitFor()
-    await card.getByRole("list", { name: "Alerts" }).getByText("Not loaded", { exact: false }).waitFor()
-    await card.getByText("plugins.weather.apiToken: required").waitFor()
+    // Disabled, nobody asked it to run: what enabling it needs is said plainly, not as errors.
+    await card.getByRole("list", { name: "Environment" }).getByText("not set (required to enable)").waitFor()
+    await card
+      .getByRole("list", { name: "Needed to enable it" })
+      .getByText("plugins.weather.apiToken: required")
+      .waitFor()
+    expect(await card.locator(".error").count()).toBe(0)
     const units = form.getByRole("combobox", { name: "Units" })
     expect(await units.locator("option").allTextContents()).toEqual(["Not set", "Metric", "Imperial"])
     expect(await form.getByRole("spinbutton", { name: "Days ahead" }).count()).toBe(1)
@@ -553,8 +597,13 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
   })
 
   it("a plugin enabled in the UI shows it loaded (no reload), its tools and the names the model calls them", async () => {
+    // The page's old address still leads to it.
+    await page.goto(`${server.url}/app/integrations`)
+    await expect.poll(() => new URL(page.url()).pathname).toBe("/app/tools")
     const card = page.locator("li.card", { has: page.getByRole("heading", { name: "Greeter" }) })
     await card.getByText("Disabled: its code does not run.").waitFor()
+    // No settings to save: the card says the switch is all there is.
+    await card.getByText("No settings: the switch above applies at once.").waitFor()
     // The switch follows the server's answer (a controlled checkbox): clicked, not `check()`ed.
     await card.getByRole("checkbox", { name: "Enabled" }).click()
     await card.getByText("Loaded: 1 tool.").waitFor({ timeout: 20_000 })
