@@ -1,87 +1,233 @@
-import { Fragment, type ReactNode, useState } from "react"
-import { type Block, type Inline, parseMarkdown } from "./markdownParse.js"
+import { Fragment, type ReactNode, useEffect, useState } from "react"
+import type { Highlighted } from "./highlight.js"
+import { decodeEntities, parseMarkdown, safeHref, type Token, type Tokens } from "./markdownParse.js"
 
 /**
  * Markdown rendered as React elements: no HTML string is ever injected, so a model's answer
- * cannot run script or load anything (links are http(s)/mailto only and open in a new tab).
+ * cannot run script or load anything (links are http(s)/mailto only and open in a new tab;
+ * images are shown as links; HTML stays text).
  */
 export function Markdown({ text }: { readonly text: string }) {
-  return <div className="md">{parseMarkdown(text).map((block, index) => renderBlock(block, index))}</div>
+  return <div className="md">{renderBlocks(parseMarkdown(text))}</div>
+}
+
+type Highlighter = (code: string, lang: string) => Array<Highlighted> | undefined
+let highlighter: Promise<Highlighter> | undefined
+/** The highlighter's chunk, loaded once, on the first code block. */
+const loadHighlighter = () => {
+  highlighter ??= import("./highlight.js").then((module) => module.highlight)
+  return highlighter
+}
+
+const renderHighlighted = (nodes: ReadonlyArray<Highlighted>): ReactNode =>
+  nodes.map((node, index) =>
+    typeof node === "string" ? (
+      <Fragment key={index}>{node}</Fragment>
+    ) : (
+      <span key={index} className={node.className}>
+        {renderHighlighted(node.children)}
+      </span>
+    ),
+  )
+
+/** Copies `text`, saying "Copied" for a moment. */
+export function CopyButton({ text, label = "Copy" }: { readonly text: string; readonly label?: string }) {
+  const [copied, setCopied] = useState(false)
+  return (
+    <button
+      type="button"
+      className="link"
+      onClick={() => {
+        void navigator.clipboard?.writeText(text).then(() => {
+          setCopied(true)
+          setTimeout(() => setCopied(false), 1500)
+        })
+      }}
+    >
+      {copied ? "Copied" : label}
+    </button>
+  )
 }
 
 function CodeBlock({ code, lang }: { readonly code: string; readonly lang: string }) {
-  const [copied, setCopied] = useState(false)
+  const [highlighted, setHighlighted] = useState<Array<Highlighted> | undefined>(undefined)
+  useEffect(() => {
+    let alive = true
+    // Highlighting is a nicety: the plain code is on screen at once, coloured when the chunk is in.
+    void loadHighlighter()
+      .then((highlight) => alive && setHighlighted(highlight(code, lang)))
+      .catch(() => {})
+    return () => {
+      alive = false
+    }
+  }, [code, lang])
   return (
     <div className="code">
       <div className="code-bar">
         <span>{lang || "code"}</span>
-        <button
-          type="button"
-          className="link"
-          onClick={() => {
-            void navigator.clipboard?.writeText(code).then(() => {
-              setCopied(true)
-              setTimeout(() => setCopied(false), 1500)
-            })
-          }}
-        >
-          {copied ? "Copied" : "Copy"}
-        </button>
+        <CopyButton text={code} />
       </div>
       <pre>
-        <code>{code}</code>
+        <code className={highlighted === undefined ? undefined : "hljs"}>
+          {highlighted === undefined ? code : renderHighlighted(highlighted)}
+        </code>
       </pre>
     </div>
   )
 }
 
-const renderBlock = (block: Block, key: number): ReactNode => {
-  switch (block.type) {
+const renderBlocks = (tokens: ReadonlyArray<Token>): ReactNode =>
+  tokens.map((token, index) => renderBlock(token, index))
+
+const renderBlock = (token: Token, key: number): ReactNode => {
+  switch (token.type) {
     case "code":
-      return <CodeBlock key={key} code={block.code} lang={block.lang} />
+      return (
+        <CodeBlock
+          key={key}
+          code={(token as Tokens.Code).text}
+          lang={((token as Tokens.Code).lang ?? "").split(/\s/)[0] ?? ""}
+        />
+      )
     case "heading": {
-      const Tag = `h${Math.min(6, block.level + 2)}` as "h3"
-      return <Tag key={key}>{renderInline(block.content)}</Tag>
+      const Tag = `h${Math.min(6, (token as Tokens.Heading).depth + 2)}` as "h3"
+      return <Tag key={key}>{renderInline(token.tokens ?? [])}</Tag>
     }
     case "list": {
-      const Tag = block.ordered ? "ol" : "ul"
+      const list = token as Tokens.List
+      const Tag = list.ordered ? "ol" : "ul"
       return (
-        <Tag key={key}>
-          {block.items.map((item, index) => (
-            <li key={index}>{renderInline(item)}</li>
+        <Tag key={key} start={list.ordered && list.start !== "" && list.start !== 1 ? list.start : undefined}>
+          {list.items.map((item, index) => (
+            <li key={index} className={item.task ? "task" : undefined}>
+              {item.task && (
+                <input
+                  type="checkbox"
+                  checked={item.checked === true}
+                  disabled
+                  aria-label={item.checked ? "done" : "to do"}
+                />
+              )}
+              {item.loose ? renderBlocks(item.tokens) : renderItem(item.tokens)}
+            </li>
           ))}
         </Tag>
       )
     }
-    case "quote":
-      return <blockquote key={key}>{renderInline(block.content)}</blockquote>
-    case "rule":
+    case "blockquote":
+      return <blockquote key={key}>{renderBlocks(token.tokens ?? [])}</blockquote>
+    case "hr":
       return <hr key={key} />
+    case "table": {
+      const table = token as Tokens.Table
+      const align = (index: number) => table.align[index] ?? undefined
+      return (
+        <div key={key} className="table">
+          <table>
+            <thead>
+              <tr>
+                {table.header.map((cell, index) => (
+                  <th key={index} style={align(index) ? { textAlign: align(index) } : undefined}>
+                    {renderInline(cell.tokens)}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {table.rows.map((row, rowIndex) => (
+                <tr key={rowIndex}>
+                  {row.map((cell, index) => (
+                    <td key={index} style={align(index) ? { textAlign: align(index) } : undefined}>
+                      {renderInline(cell.tokens)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )
+    }
     case "paragraph":
-      return <p key={key}>{renderInline(block.content)}</p>
+      return <p key={key}>{renderInline(token.tokens ?? [])}</p>
+    case "space":
+    case "def":
+      return null
+    case "html":
+      return <p key={key}>{(token as Tokens.HTML).text}</p>
+    case "text": {
+      const text = token as Tokens.Text
+      return <p key={key}>{text.tokens ? renderInline(text.tokens) : decodeEntities(text.text)}</p>
+    }
+    default: {
+      const children = (token as Tokens.Generic).tokens
+      return children ? <Fragment key={key}>{renderBlocks(children)}</Fragment> : null
+    }
   }
 }
 
-const renderInline = (nodes: ReadonlyArray<Inline>): ReactNode =>
-  nodes.map((node, index) => {
-    switch (node.type) {
+/** A tight list item's tokens: its text inline (no paragraph), nested lists as blocks. */
+const renderItem = (tokens: ReadonlyArray<Token>): ReactNode =>
+  tokens.map((token, index) => {
+    if (token.type === "checkbox") return null
+    if (token.type === "text")
+      return (
+        <Fragment key={index}>
+          {token.tokens ? renderInline(token.tokens) : decodeEntities((token as Tokens.Text).text)}
+        </Fragment>
+      )
+    return renderBlock(token, index)
+  })
+
+const renderInline = (tokens: ReadonlyArray<Token>): ReactNode =>
+  tokens.map((token, index) => {
+    switch (token.type) {
       case "text":
-        return <Fragment key={index}>{node.text}</Fragment>
-      case "code":
-        return <code key={index}>{node.text}</code>
-      case "strong":
-        return <strong key={index}>{renderInline(node.children)}</strong>
-      case "em":
-        return <em key={index}>{renderInline(node.children)}</em>
-      case "link":
         return (
-          <a key={index} href={node.href} target="_blank" rel="noopener noreferrer">
-            {renderInline(node.children)}
+          <Fragment key={index}>
+            {token.tokens ? renderInline(token.tokens) : decodeEntities((token as Tokens.Text).text)}
+          </Fragment>
+        )
+      case "escape":
+        return <Fragment key={index}>{(token as Tokens.Escape).text}</Fragment>
+      case "codespan":
+        return <code key={index}>{decodeEntities((token as Tokens.Codespan).text)}</code>
+      case "strong":
+        return <strong key={index}>{renderInline(token.tokens ?? [])}</strong>
+      case "em":
+        return <em key={index}>{renderInline(token.tokens ?? [])}</em>
+      case "del":
+        return <del key={index}>{renderInline(token.tokens ?? [])}</del>
+      case "br":
+        return <br key={index} />
+      case "link": {
+        const link = token as Tokens.Link
+        const href = safeHref(link.href)
+        if (href === undefined) return <Fragment key={index}>{link.raw}</Fragment>
+        return (
+          <a key={index} href={href} target="_blank" rel="noopener noreferrer">
+            {renderInline(link.tokens)}
           </a>
         )
-      case "break":
-        return <br key={index} />
-      default:
+      }
+      case "image": {
+        // Never loaded (the page's CSP would refuse it anyway): a link to it, named by its alt text.
+        const image = token as Tokens.Image
+        const href = safeHref(image.href)
+        const label = `image: ${image.text || image.href}`
+        return href === undefined ? (
+          <Fragment key={index}>{image.raw}</Fragment>
+        ) : (
+          <a key={index} href={href} target="_blank" rel="noopener noreferrer">
+            {label}
+          </a>
+        )
+      }
+      case "html":
+        return <Fragment key={index}>{(token as Tokens.HTML).text}</Fragment>
+      case "checkbox":
         return null
+      default:
+        return <Fragment key={index}>{token.raw}</Fragment>
     }
   })

@@ -215,7 +215,17 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await expect.poll(() => page.locator(".chat-head h1").textContent()).toBe("New chat")
     expect(await page.getByRole("button", { name: "New chat" }).count()).toBe(1)
     await page.getByRole("button", { name: "Rename this chat" }).waitFor()
-    model.script({ text: ["Hello ", "**world**", "\n\n```js\n", "console.log(1)\n", "```"], chunkDelayMs: 150 })
+    model.script({
+      text: [
+        "Hello ",
+        "**world**",
+        " from current_time,notify,update_working_memory",
+        "\n\n```js\n",
+        "console.log(1)\n",
+        "```",
+      ],
+      chunkDelayMs: 150,
+    })
     await page.getByRole("textbox", { name: "Message" }).fill("Say hello")
     await page.keyboard.press("Enter")
     // While it streams, the Send button is a Stop button.
@@ -223,6 +233,10 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await page.locator(".message.assistant strong", { hasText: "world" }).waitFor()
     await page.getByRole("button", { name: "Send" }).waitFor()
     await expect.poll(() => page.locator(".message.assistant pre code").textContent()).toBe("console.log(1)")
+    // Highlighted once the highlighter's chunk is in; underscores inside words stay literal.
+    await page.locator(".message.assistant pre code .hljs-number").waitFor()
+    await page.locator(".message.assistant p", { hasText: "current_time,notify,update_working_memory" }).waitFor()
+    expect(await page.locator(".message.assistant em").count()).toBe(0)
     await page.getByRole("button", { name: "Copy" }).click()
     await page.getByRole("button", { name: "Copied" }).waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("console.log(1)")
