@@ -130,8 +130,9 @@ afterAll(async () => {
     server.kill("SIGINT")
     await new Promise((resolve) => server?.once("exit", resolve))
   }
+  // Hundreds of megabytes of node_modules: removing them takes a while on a busy disk.
   if (work !== undefined) rmSync(work, { recursive: true, force: true })
-})
+}, 180_000)
 
 describe("the packed packages", () => {
   it("leave no workspace: version, and name what they ship", () => {

@@ -63,7 +63,9 @@ describe("aide plugin new", () => {
     expect(inside.stdout).toContain("Test it: npx -y pnpm@10.20.0 install && npx vitest run examples/linked\n")
     const deeper = await aide(["plugin", "new", "deeper"], { cwd: join(clone, "examples") })
     expect(deeper.stdout).toContain("Test it: cd .. && npx -y pnpm@10.20.0 install && npx vitest run examples/deeper\n")
-    expect(readFileSync(join(clone, "examples", "linked", "README.md"), "utf8")).toContain("npx vitest run examples/linked")
+    expect(readFileSync(join(clone, "examples", "linked", "README.md"), "utf8")).toContain(
+      "npx vitest run examples/linked",
+    )
     // Beside the workspace's folders, not in one: npm again.
     const beside = await aide(["plugin", "new", "beside"], { cwd: clone })
     expect(beside.stdout).toContain("Test it: cd beside && npm install && npm test\n")
