@@ -20,7 +20,14 @@ const newest = (path) => {
   return latest
 }
 
-const sources = [join(root, "src"), join(root, "tsup.config.ts"), join(root, "..", "client", "src")]
+// The plugin SDK's and the harness's package.json: their versions are built in (`aide plugin new`).
+const sources = [
+  join(root, "src"),
+  join(root, "tsup.config.ts"),
+  join(root, "..", "client", "src"),
+  join(root, "..", "plugin", "package.json"),
+  join(root, "..", "testing", "package.json"),
+]
 const inClone = existsSync(join(root, "src")) && existsSync(join(root, "tsup.config.ts"))
 if (inClone && (!existsSync(bundle) || sources.some((path) => newest(path) > statSync(bundle).mtimeMs))) {
   const started = Date.now()

@@ -35,6 +35,9 @@ const built = [
   "packages/console/dist/index.html",
 ]
 
+/** Native or database packages that only the server (and SQLite or PostgreSQL storage) needs. */
+const drivers = ["better-sqlite3", "@effect/sql-sqlite-node", "pg", "@effect/sql-pg"]
+
 let work: string
 let project: string
 const tarballs: Record<string, string> = {}
@@ -127,8 +130,9 @@ afterAll(async () => {
     server.kill("SIGINT")
     await new Promise((resolve) => server?.once("exit", resolve))
   }
+  // Hundreds of megabytes of node_modules: removing them takes a while on a busy disk.
   if (work !== undefined) rmSync(work, { recursive: true, force: true })
-})
+}, 180_000)
 
 describe("the packed packages", () => {
   it("leave no workspace: version, and name what they ship", () => {
@@ -142,7 +146,41 @@ describe("the packed packages", () => {
       expect.arrayContaining(["package/dist/index.cjs", "package/dist/index.d.cts"]),
     )
     expect(manifestOf(tarballs.cli!).dependencies).toHaveProperty("@aide/server")
+    // The native drivers (and argon2) belong to the server; the kernel and the harness only offer them.
+    for (const name of ["kernel", "testing"]) {
+      const manifest = manifestOf(tarballs[name]!) as Record<string, Record<string, { optional?: boolean }>>
+      for (const driver of name === "kernel" ? [...drivers, "argon2"] : drivers) {
+        expect(manifest.dependencies, name).not.toHaveProperty(driver)
+        expect(manifest.peerDependenciesMeta?.[driver]?.optional, `${name}: ${driver}`).toBe(true)
+      }
+    }
+    expect(Object.keys(manifestOf(tarballs.server!).dependencies as object)).toEqual(
+      expect.arrayContaining([...drivers, "argon2"]),
+    )
   })
+
+  it("a plugin's tests install no native module: @aide/plugin, @aide/testing and vitest alone", async () => {
+    const light = join(work, "light")
+    mkdirSync(light)
+    writeFileSync(join(light, "package.json"), JSON.stringify({ name: "light", private: true }))
+    // What npm would add (resolved from its cache, nothing written): no driver, no node-gyp.
+    const added = await run(
+      "npm",
+      [
+        "install",
+        "--dry-run",
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        ...["plugin", "testing", "kernel"].map((name) => tarballs[name]!),
+        "vitest@^3.2.4",
+      ],
+      light,
+    )
+    const names = [...added.matchAll(/^add (\S+) /gm)].map((match) => match[1])
+    expect(names).toEqual(expect.arrayContaining(["@aide/kernel", "@aide/testing", "vitest"]))
+    for (const native of [...drivers, "argon2", "node-gyp", "prebuild-install"]) expect(names).not.toContain(native)
+  }, 120_000)
 
   it("run the embed example on the installed kernel", async () => {
     // The example as written (TypeScript, types stripped), importing @aide/kernel from node_modules.
@@ -207,7 +245,7 @@ aide.auth.status().then(({ auth }) => console.log(JSON.stringify({ setup: auth.s
     expect(lastJson(await node(["client.cjs"], { AIDE_URL: url }))).toEqual({ setup: true })
   }, 30_000)
 
-  it("a plugin written with @aide/plugin runs in a real kernel (@aide/testing/plugin)", async () => {
+  it("a plugin written with @aide/plugin runs in a real kernel (@aide/testing/plugin), no driver loaded", async () => {
     const plugin = join(project, "shout")
     mkdirSync(join(plugin, "src"), { recursive: true })
     // The manifest comes from the SDK's definePlugin (CommonJS here), the tool is sandboxed source.
@@ -232,8 +270,20 @@ if (typeof defineTool !== "function") throw new Error("no defineTool")
 const plugin = await startPlugin({ directory: ${JSON.stringify(plugin)} })
 try { console.log("RESULT " + JSON.stringify(await plugin.callTool("shout", { text: "hi" }))) } finally { await plugin.close() }`
     writeFileSync(join(project, "plugin.mjs"), check)
+    // As where they are not installed: the drivers and argon2 cannot be resolved.
+    writeFileSync(
+      join(project, "no-natives.mjs"),
+      `export const resolve = (specifier, context, next) => {
+  if (${JSON.stringify([...drivers, "argon2"])}.includes(specifier)) throw Object.assign(new Error("refused: " + specifier), { code: "ERR_MODULE_NOT_FOUND" })
+  return next(specifier, context)
+}`,
+    )
+    writeFileSync(
+      join(project, "register.mjs"),
+      `import { register } from "node:module"\nregister("./no-natives.mjs", import.meta.url)`,
+    )
     // The harness logs too: the result is the marked line.
-    const printed = await node(["plugin.mjs"])
+    const printed = await node(["--import", "./register.mjs", "plugin.mjs"])
     expect(JSON.parse(/^RESULT (.*)$/m.exec(printed)?.[1] ?? "null")).toEqual({ text: "HI" })
   }, 60_000)
 })

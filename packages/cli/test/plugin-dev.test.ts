@@ -28,7 +28,14 @@ describe("aide plugin new", () => {
       files: ["aide.plugin.json", "package.json", "src/tools.js", "test/wordy.test.ts", "README.md"],
     })
     expect(readFileSync(join(folder, "README.md"), "utf8")).toContain("aide plugin dev")
-    // What the workspace install gives it: @aide/testing, @aide/plugin and vitest linked in.
+    // Installable by plain npm: the released versions of the workspace's packages, no `workspace:`.
+    const versionOf = (name: string) => JSON.parse(readFileSync(join(root, "packages", name, "package.json"), "utf8"))
+    expect(JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).devDependencies).toEqual({
+      "@aide/plugin": `^${versionOf("plugin").version}`,
+      "@aide/testing": `^${versionOf("testing").version}`,
+      vitest: versionOf("testing").peerDependencies.vitest,
+    })
+    // What an install gives it: @aide/testing, @aide/plugin and vitest (linked in, as pnpm would).
     mkdirSync(join(folder, "node_modules", "@aide"), { recursive: true })
     symlinkSync(join(root, "packages/testing"), join(folder, "node_modules/@aide/testing"), "dir")
     symlinkSync(join(root, "packages/plugin"), join(folder, "node_modules/@aide/plugin"), "dir")
@@ -42,6 +49,27 @@ describe("aide plugin new", () => {
     })
     expect(run.stdout).toContain("3 passed")
   }, 150_000)
+
+  it("says how to test it where it is: npm outside a clone, pnpm under a clone's examples/", async () => {
+    const outside = await aide(["plugin", "new", "loose"], { cwd: user.dir })
+    expect(outside.code).toBe(0)
+    expect(outside.stdout).toContain("Test it: cd loose && npm install && npm test\n")
+    expect(readFileSync(join(user.dir, "loose", "README.md"), "utf8")).toContain("npm install\nnpm test\n")
+    // A clone: a pnpm workspace whose packages include examples/*.
+    const clone = join(user.dir, "clone")
+    mkdirSync(join(clone, "examples"), { recursive: true })
+    writeFileSync(join(clone, "pnpm-workspace.yaml"), "packages:\n  - packages/*\n  - 'examples/*'\n")
+    const inside = await aide(["plugin", "new", "linked", "--dir", "examples"], { cwd: clone })
+    expect(inside.stdout).toContain("Test it: npx -y pnpm@10.20.0 install && npx vitest run examples/linked\n")
+    const deeper = await aide(["plugin", "new", "deeper"], { cwd: join(clone, "examples") })
+    expect(deeper.stdout).toContain("Test it: cd .. && npx -y pnpm@10.20.0 install && npx vitest run examples/deeper\n")
+    expect(readFileSync(join(clone, "examples", "linked", "README.md"), "utf8")).toContain(
+      "npx vitest run examples/linked",
+    )
+    // Beside the workspace's folders, not in one: npm again.
+    const beside = await aide(["plugin", "new", "beside"], { cwd: clone })
+    expect(beside.stdout).toContain("Test it: cd beside && npm install && npm test\n")
+  })
 
   it("refuses an id the manifest would refuse, and an existing folder", async () => {
     expect((await aide(["plugin", "new", "Not An Id", "--dir", user.dir])).code).toBe(2)

@@ -3,7 +3,7 @@
  * fails with the command that installs it, not Node's "Cannot find package".
  */
 import { describe, expect, it } from "vitest"
-import { effectVitestPeers, requirePeers } from "../src/effect/Peers.js"
+import { effectVitestPeers, postgresPeers, requirePeers } from "../src/effect/Peers.js"
 
 const here = import.meta.url
 
@@ -25,9 +25,11 @@ describe("requirePeers", () => {
 
   it("installs the versions package.json asks of its peers", async () => {
     const { peerDependencies } = (await import("../package.json", { with: { type: "json" } })).default
-    for (const name of effectVitestPeers.packages) {
-      expect(peerDependencies).toHaveProperty(name)
-      expect(effectVitestPeers.install).toContain(`${name}@${peerDependencies[name as keyof typeof peerDependencies]}`)
+    for (const peers of [effectVitestPeers, postgresPeers]) {
+      for (const name of peers.packages) {
+        expect(peerDependencies).toHaveProperty(name)
+        expect(peers.install).toContain(`${name}@${peerDependencies[name as keyof typeof peerDependencies]}`)
+      }
     }
   })
 })

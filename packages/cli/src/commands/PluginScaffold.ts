@@ -1,7 +1,69 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs"
-import { join, relative, resolve } from "node:path"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { basename, dirname, join, relative, resolve } from "node:path"
+// Read when the CLI is built (esbuild inlines them): a published CLI names the versions released
+// with it, and `bin/aide.mjs` rebuilds a clone's CLI when either file changes.
+import pluginPackage from "../../../plugin/package.json" with { type: "json" }
+import testingPackage from "../../../testing/package.json" with { type: "json" }
 import { Failure, UsageError } from "../Output.js"
 import { folderOf, isPluginId, notAnId } from "../PluginIds.js"
+
+/**
+ * What a scaffolded plugin installs to run its test: semver ranges, so plain npm installs them
+ * from the registry, and pnpm links a clone's own packages (`linkWorkspacePackages`). The harness
+ * needs no native module (docs/plugins.md, "Testing").
+ */
+export const scaffoldDevDependencies = {
+  "@aide/plugin": `^${pluginPackage.version}`,
+  "@aide/testing": `^${testingPackage.version}`,
+  vitest: testingPackage.peerDependencies.vitest,
+}
+
+/** `*` one path segment, `**` any; the rest literal. */
+const globMatches = (glob: string, path: string) =>
+  new RegExp(
+    `^${glob
+      .replace(/\/+$/, "")
+      .split("**")
+      .map((part) =>
+        part
+          .split("*")
+          .map((text) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+          .join("[^/]*"),
+      )
+      .join(".*")}$`,
+  ).test(path)
+
+/**
+ * The root of the pnpm workspace `folder` falls in (a clone of Aide, with it under `examples/`),
+ * if any: there pnpm installs its dependencies (linked), elsewhere npm does.
+ */
+export const workspaceOf = (folder: string): string | undefined => {
+  for (let dir = dirname(folder); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, "pnpm-workspace.yaml")
+    if (!existsSync(file)) continue
+    const text = readFileSync(file, "utf8")
+    const list = /^packages:\s*\n((?:[ \t]+-.*\n?|[ \t]*#.*\n?)*)/m.exec(text)?.[1] ?? ""
+    const globs = [...list.matchAll(/^[ \t]+-[ \t]*["']?([^"'#\n]+?)["']?[ \t]*$/gm)].map((match) => match[1] ?? "")
+    const path = relative(dir, folder)
+    return globs.some((glob) => !glob.startsWith("!") && globMatches(glob, path)) ? dir : undefined
+  }
+  return undefined
+}
+
+/** The folder's path in the clone: where it is, or where it would go (`examples/<id>`). */
+const inClone = (folder: string) => {
+  const workspace = workspaceOf(folder)
+  return workspace === undefined ? join("examples", basename(folder)) : relative(workspace, folder)
+}
+
+/** The commands that install and run the plugin's test, for where it was written. */
+export const testCommands = (folder: string): string => {
+  const workspace = workspaceOf(folder)
+  const shown = (path: string) => relative(process.cwd(), path) || "."
+  if (workspace === undefined) return `cd ${shown(folder)} && npm install && npm test`
+  const inRoot = workspace === process.cwd() ? "" : `cd ${shown(workspace)} && `
+  return `${inRoot}npx -y pnpm@10.20.0 install && npx vitest run ${relative(workspace, folder)}`
+}
 
 const manifest = (id: string) => ({
   manifestVersion: 1,
@@ -75,7 +137,7 @@ describe("the ${id} plugin", () => {
 })
 `
 
-const readme = (id: string, folder: string) => `# ${id}
+const readme = (id: string, folder: string, inClone: string) => `# ${id}
 
 An Aide plugin, scaffolded by \`aide plugin new ${id}\`: one tool,
 \`count_words\`, which the model sees as \`${id.replace(/[^A-Za-z0-9_-]/g, "_")}_count_words\`.
@@ -86,13 +148,16 @@ An Aide plugin, scaffolded by \`aide plugin new ${id}\`: one tool,
 
 ## Test it
 
-In a clone of Aide, with this folder under \`examples/\` (a workspace folder, so the install links
-\`@aide/testing\`):
-
 \`\`\`text
-npx -y pnpm@10.20.0 install
-npx vitest run ${folder}
+npm install
+npm test
 \`\`\`
+
+The test runs the plugin in a real Aide kernel, in its sandbox, on in-memory stores:
+\`@aide/testing\` installs no database driver and nothing compiles (no native module, no install
+script). In a clone of Aide with this folder under \`examples/\`, the workspace links the clone's
+own packages instead: \`npx -y pnpm@10.20.0 install\`, then \`npx vitest run ${inClone}\` from the
+clone's root.
 
 ## Develop it against a running server
 
@@ -113,7 +178,7 @@ const packageJson = (id: string) => ({
   description: "An Aide plugin",
   files: ["aide.plugin.json", "src"],
   scripts: { test: "vitest run" },
-  devDependencies: { "@aide/plugin": "workspace:*", "@aide/testing": "workspace:*", vitest: "^3.2.4" },
+  devDependencies: scaffoldDevDependencies,
 })
 
 /** Writes a new plugin's folder `<parent>/<id>`: manifest, a working tool, its test, a README. */
@@ -127,7 +192,7 @@ export const scaffold = (id: string, parent: string): { readonly folder: string;
     "package.json": `${JSON.stringify(packageJson(id), null, 2)}\n`,
     "src/tools.js": tools,
     [`test/${id}.test.ts`]: test(id),
-    "README.md": readme(id, shown),
+    "README.md": readme(id, shown, inClone(folder)),
   }
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(join(folder, name, ".."), { recursive: true })

@@ -10,7 +10,7 @@ import { isPluginId, notAnId } from "../PluginIds.js"
 import { printable } from "../Printable.js"
 import { connectLoggedIn } from "../Session.js"
 import { dev } from "./PluginDev.js"
-import { scaffold } from "./PluginScaffold.js"
+import { scaffold, testCommands } from "./PluginScaffold.js"
 
 const readJson = (file: string): any => {
   try {
@@ -133,7 +133,7 @@ const create = (argv: ReadonlyArray<string>) => {
   }
   print(`${green("✓")} wrote the plugin ${bold(id)} in ${folder}:`)
   for (const file of files) print(`  ${file}`)
-  print(`\nTest it (in the clone, with the folder under examples/): npx vitest run ${folder}`)
+  print(`\nTest it: ${testCommands(folder)}`)
   print(`Run it live, reloaded on each save: aide plugin dev ${folder}`)
   return 0
 }

@@ -2,10 +2,19 @@ import type * as Argon2 from "argon2"
 import { Context, Effect, Layer } from "effect"
 
 // Loaded on first use (~15 ms of native module loading): most processes start, and most
-// requests run, without hashing a password.
+// requests run, without hashing a password. It is an optional peer of the kernel: a kernel that
+// never hashes one (host auth, a plugin's tests) needs it neither installed nor loaded.
 let argon2: Promise<typeof Argon2> | undefined
 const loadArgon2 = () => {
-  argon2 ??= import("argon2")
+  argon2 ??= import("argon2").catch((cause: unknown) => {
+    argon2 = undefined
+    const code = (cause as { readonly code?: unknown }).code
+    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw cause
+    throw new Error(
+      "PasswordHasher.layer hashes with argon2 (an optional peer of @aide/kernel), not installed: npm i argon2@0.44.0",
+      { cause },
+    )
+  })
   return argon2
 }
 

@@ -2,8 +2,8 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Clock, Effect, type Scope } from "effect"
+import { sqliteClient } from "./internal/sqliteDriver.js"
 import { StorageError } from "./StorageError.js"
 
 /**
@@ -59,6 +59,7 @@ export const acquire = (filename: string): Effect.Effect<void, StorageError, Sco
     const cannotLock = (cause: unknown) =>
       new StorageError({ message: `cannot lock the data directory ${directory} (${lockFile})`, cause })
     yield* Effect.try({ try: () => createPrivate(lockFile), catch: cannotLock })
+    const SqliteClient = yield* sqliteClient("the SQLite data directory's lock")
     // Closed with the scope, which releases the lock.
     const sql = yield* SqliteClient.make({ filename: lockFile, disableWAL: true }).pipe(
       Effect.provide(Reactivity.layer),

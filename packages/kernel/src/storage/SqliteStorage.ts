@@ -1,10 +1,10 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqlClient } from "@effect/sql"
-import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect, Layer } from "effect"
 import { type DatabasePool, layerSingle } from "./DatabasePool.js"
 import * as DataDirLock from "./DataDirLock.js"
+import { sqliteClient } from "./internal/sqliteDriver.js"
 import { StorageError } from "./StorageError.js"
 
 export interface SqliteStorageOptions {
@@ -58,11 +58,13 @@ const prepare = Effect.gen(function* () {
  */
 export const layer = (options: SqliteStorageOptions): Layer.Layer<SqlClient.SqlClient | DatabasePool, StorageError> => {
   // The lock is taken first and released last: the database closes before another process may open it.
+  // The driver loads first (an optional peer: missing, the error names the install command).
   const client = Layer.unwrapScoped(
-    Effect.as(
-      options.filename === ":memory:" ? Effect.void : prepareFile(options.filename),
-      SqliteClient.layer({ filename: options.filename }),
-    ),
+    Effect.gen(function* () {
+      const SqliteClient = yield* sqliteClient("SqliteStorage")
+      if (options.filename !== ":memory:") yield* prepareFile(options.filename)
+      return SqliteClient.layer({ filename: options.filename })
+    }),
   )
   return Layer.effectDiscard(prepare).pipe(
     Layer.provideMerge(client),

@@ -1,11 +1,10 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { PostgresStorage } from "@aide/kernel/postgres"
 import { SqliteStorage, SqlStores } from "@aide/kernel/storage"
 import type { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
+import { postgresPeers, requirePeers } from "./Peers.js"
 
 /**
  * PostgreSQL for tests: `AIDE_TEST_DATABASE_URL` names a server and a database we may create
@@ -24,14 +23,29 @@ const warnOnce = () => {
 }
 warnOnce()
 
-const adminQuery = (statement: string) =>
-  Effect.gen(function* () {
+/**
+ * The PostgreSQL driver and storage, loaded by the PostgreSQL suites only: they are optional peers
+ * (a SQLite-only or in-memory test installs neither), checked first so a missing one is named.
+ */
+const postgres = async () => {
+  requirePeers(import.meta.url, postgresPeers)
+  const [{ PgClient }, { PostgresStorage }] = await Promise.all([
+    import("@effect/sql-pg"),
+    import("@aide/kernel/postgres"),
+  ])
+  return { PgClient, PostgresStorage }
+}
+
+const adminQuery = async (statement: string) => {
+  const { PgClient } = await postgres()
+  return Effect.gen(function* () {
     const sql = yield* PgClient.PgClient
     yield* sql.unsafe(statement)
   }).pipe(
     Effect.provide(PgClient.layer({ url: Redacted.make(testDatabaseUrl ?? ""), maxConnections: 1 })),
     Effect.runPromise,
   )
+}
 
 /**
  * Creates an empty database of its own for one test file or test; returns its URL and a
@@ -68,10 +82,14 @@ export const freshPostgresStorage: Layer.Layer<SqlClient.SqlClient, unknown> = L
     Effect.promise(() => createTestDatabase()),
     (database) => Effect.promise(() => database.drop()),
   ).pipe(
-    Effect.map((database) =>
-      Layer.provideMerge(
-        SqlStores.migrated,
-        PostgresStorage.layer({ url: Redacted.make(database.url), maxConnections: 4 }),
+    Effect.flatMap((database) =>
+      Effect.promise(postgres).pipe(
+        Effect.map(({ PostgresStorage }) =>
+          Layer.provideMerge(
+            SqlStores.migrated,
+            PostgresStorage.layer({ url: Redacted.make(database.url), maxConnections: 4 }),
+          ),
+        ),
       ),
     ),
   ),

@@ -22,6 +22,17 @@ export const effectVitestPeers: Peers = {
   install: "npm i -D vitest@^3.2.4 @effect/vitest@^0.29.0",
 }
 
+/**
+ * The PostgreSQL suites' peers (`freshPostgresStorage`, `createTestDatabase`, the PostgreSQL half
+ * of `bothDialects` and of the contract suites), checked when they first connect. SQLite's
+ * (`better-sqlite3`, `@effect/sql-sqlite-node`) are the kernel's: `SqliteStorage` names them.
+ */
+export const postgresPeers: Peers = {
+  entry: "@aide/testing/effect's PostgreSQL databases (AIDE_TEST_DATABASE_URL)",
+  packages: ["@effect/sql-pg", "pg"],
+  install: "npm i -D @effect/sql-pg@^0.53.0 pg@^8.23.1",
+}
+
 /** Whether `name` resolves from `from` (its package.json, else its main entry: some packages export neither to require). */
 const resolves = (from: string | URL, name: string): boolean => {
   const require = createRequire(from)

@@ -1,9 +1,8 @@
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { AppConfig, type Kernel, PluginLoader, Tools } from "@aide/kernel"
-import { Effect, type Layer, ManagedRuntime } from "effect"
-import { testKernel } from "../effect/TestKernel.js"
+import { AppConfig, Kernel, PasswordHasher, PluginLoader, TitleGenerator, Tools } from "@aide/kernel"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { FakeModelServer } from "../FakeModelServer.js"
 import type { Turn } from "../Turn.js"
 
@@ -33,6 +32,18 @@ export interface PluginHarness {
   readonly close: () => Promise<void>
 }
 
+/**
+ * Nothing a plugin does sets or checks the owner's password, so the harness's kernel hashes none
+ * (and never loads argon2, an optional peer of the kernel): a hash asked of it is a bug, said so.
+ */
+const noPasswords = Layer.succeed(
+  PasswordHasher.PasswordHasher,
+  PasswordHasher.PasswordHasher.of({
+    hash: () => Effect.dieMessage("the plugin harness hashes no password"),
+    verify: () => Effect.dieMessage("the plugin harness verifies no password"),
+  }),
+)
+
 const manifestId = async (directory: string): Promise<string> => {
   const manifest = JSON.parse(await Fs.readFile(Path.join(directory, "aide.plugin.json"), "utf8")) as { id?: unknown }
   if (typeof manifest.id !== "string") throw new Error(`${directory}: aide.plugin.json has no id`)
@@ -55,12 +66,17 @@ export const startPlugin = async (options: PluginHarnessOptions): Promise<Plugin
   const model = await FakeModelServer.start()
   model.script(...(options.turns ?? []))
   const env = { ...options.env, OPENAI_COMPATIBLE_BASE_URL: model.url }
-  const kernel = testKernel({
+  // Every store in memory: no database, so no native driver is installed or loaded for a
+  // plugin's tests. The data folder holds only the plugin's compiled modules (as on a server).
+  const kernel = Kernel.layerMemory({
     dataDir,
     env,
+    passwordHasher: noPasswords,
+    titles: TitleGenerator.layerFallback,
+    chat: { maxRetries: 0 },
     plugins: { paths: [directory], env },
     ...(options.loader === undefined ? {} : { pluginLoader: options.loader }),
-  }) as Layer.Layer<Kernel.KernelServices, unknown>
+  })
   const runtime = ManagedRuntime.make(kernel)
   const run = <A, E>(effect: Effect.Effect<A, E, Kernel.KernelServices>) => runtime.runPromise(effect)
   const close = async () => {
