@@ -1,10 +1,10 @@
 import { useChat } from "@ai-sdk/react"
 import { aideChatTransport, type ThreadDetail } from "@aide/client"
-import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai"
+import { type FileUIPart, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai"
 import { type FormEvent, useCallback, useEffect, useMemo, useState } from "react"
 import { client, errorText } from "./api.js"
 import { Composer } from "./Composer.js"
-import { MessageView } from "./Message.js"
+import { type Alternatives, MessageView } from "./Message.js"
 import { ModelPicker } from "./ModelPicker.js"
 import { firstWords, provisionalTitle, setProvisionalTitle } from "./provisionalTitles.js"
 import { navigate } from "./router.js"
@@ -14,6 +14,9 @@ const transport = aideChatTransport(client)
 
 /** What a branch made from a user message opens with in its message box (the message to edit). */
 const pendingDrafts = new Map<string, string>()
+
+/** What a branch made by Regenerate sends as soon as it opens: the question, asked again there. */
+const pendingSends = new Map<string, { readonly text: string; readonly files: ReadonlyArray<FileUIPart> }>()
 
 /** Chat ids made here for new chats: nothing to load or resume yet (the server creates the thread on the first send). */
 const freshIds = new Set<string>()
@@ -62,11 +65,13 @@ function Conversation({
   readonly detail: ThreadDetail | null
 }) {
   const initial = useMemo(() => (detail?.messages ?? []) as unknown as Array<UIMessage>, [detail])
+  // A branch Regenerate just made: its question is sent at once, so there is nothing to resume.
+  const [pendingSend] = useState(() => pendingSends.get(id))
   const chat = useChat({
     id,
     messages: initial,
     transport,
-    resume: !isNew,
+    resume: !isNew && pendingSend === undefined,
     experimental_throttle: 50,
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     onFinish: () => {
@@ -79,14 +84,43 @@ function Conversation({
   const [draft, setDraft] = useState(() => pendingDrafts.get(id) ?? "")
   useEffect(() => void pendingDrafts.delete(id), [id])
   const busy = chat.status === "submitted" || chat.status === "streaming"
-  const fork = async (message: UIMessage) => {
-    const result = await client.threads.fork(transport.threadIdOf(id), message.id)
-    if (message.role === "user")
-      pendingDrafts.set(result.thread.id, message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n"))
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the branch opens
+  useEffect(() => {
+    if (pendingSend === undefined) return
+    pendingSends.delete(id)
+    void chat.sendMessage({
+      text: pendingSend.text,
+      ...(pendingSend.files.length > 0 ? { files: [...pendingSend.files] } : {}),
+    })
+  }, [])
+  const textOf = (message: UIMessage) => message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
+  /**
+   * Edit in a branch (a question): a branch before it, the question in the message box. Branch
+   * from here (an answer): a branch holding everything up to and including the answer, so the
+   * owner goes on from it (a fork copies what comes before the message it is made at: the next one).
+   */
+  const fork = async (message: UIMessage, index: number) => {
+    const at = message.role === "user" ? message : chat.messages[index + 1]
+    if (at === undefined) return
+    const result = await client.threads.fork(transport.threadIdOf(id), at.id)
+    if (message.role === "user") pendingDrafts.set(result.thread.id, textOf(message))
+    threadsChanged()
+    navigate(`/chat/${encodeURIComponent(result.thread.id)}`)
+  }
+  /** A new answer to the answer's question, kept beside it: a branch before the question, which asks it again. */
+  const regenerate = async (index: number) => {
+    const question = chat.messages[index - 1]
+    if (question?.role !== "user") return
+    const result = await client.threads.fork(transport.threadIdOf(id), question.id)
+    pendingSends.set(result.thread.id, {
+      text: textOf(question),
+      files: question.parts.filter((part): part is FileUIPart => part.type === "file"),
+    })
     threadsChanged()
     navigate(`/chat/${encodeURIComponent(result.thread.id)}`)
   }
   const forkInfo = detail?.forkInfo ?? null
+  const answersAt = useAnswerSwitch(id, detail)
   // Untitled with messages (a first answer streaming, or reloaded before its title came): the
   // first words of the first message, as the list shows it and the server will name it.
   const firstText = chat.messages
@@ -130,15 +164,21 @@ function Conversation({
       )}
       <div className="messages" role="log" aria-live="polite" aria-busy={busy}>
         {chat.messages.length === 0 && <p className="empty">Ask anything. Drop files here or paste images.</p>}
-        {chat.messages.map((message) => (
-          <MessageView
-            key={message.id}
-            message={message}
-            branches={detail?.forks[message.id] ?? []}
-            onFork={busy ? undefined : () => void fork(message)}
-            onApproval={(approvalId, approved) => void chat.addToolApprovalResponse({ id: approvalId, approved })}
-          />
-        ))}
+        {chat.messages.map((message, index) => {
+          const last = index === chat.messages.length - 1
+          const answer = message.role === "assistant"
+          return (
+            <MessageView
+              key={message.id}
+              message={message}
+              branches={detail?.forks[message.id] ?? []}
+              onFork={busy || (answer && last) ? undefined : () => void fork(message, index)}
+              onRegenerate={!busy && answer && last && index > 0 ? () => void regenerate(index) : undefined}
+              alternatives={answer ? answersAt(index, chat.messages[index - 1]?.id) : undefined}
+              onApproval={(approvalId, approved) => void chat.addToolApprovalResponse({ id: approvalId, approved })}
+            />
+          )
+        })}
         {chat.status === "submitted" && <p className="typing">Thinking…</p>}
         {chat.error && (
           <div role="alert" className="error inline-error">
@@ -166,6 +206,39 @@ function Conversation({
       />
     </section>
   )
+}
+
+/**
+ * The answers to a question as threads to switch between (`< n/m >` on the answer): this thread
+ * and the branches made at its question (Regenerate, Edit in a branch); in a branch whose fork
+ * point is that question, its original and the original's branches there, in the server's order.
+ */
+function useAnswerSwitch(id: string, detail: ThreadDetail | null) {
+  const forkInfo = detail?.forkInfo ?? null
+  const [original, setOriginal] = useState<ReadonlyArray<string> | undefined>(undefined)
+  useEffect(() => {
+    if (forkInfo === null) return
+    let alive = true
+    void client.threads
+      .get(forkInfo.sourceThreadId)
+      .then((source) => {
+        const point = source.messages[forkInfo.forkPointIndex]
+        const branches = point === undefined ? [] : (source.forks[point.id] ?? [])
+        if (alive) setOriginal([forkInfo.sourceThreadId, ...branches.map((branch) => branch.id)])
+      })
+      .catch(() => {})
+    return () => {
+      alive = false
+    }
+  }, [forkInfo])
+  return (index: number, questionId: string | undefined): Alternatives | undefined => {
+    if (forkInfo !== null && original !== undefined && index - 1 === forkInfo.forkPointIndex) {
+      const current = original.indexOf(id)
+      return current === -1 ? undefined : { threadIds: original, current }
+    }
+    const branches = questionId === undefined ? [] : (detail?.forks[questionId] ?? [])
+    return branches.length === 0 ? undefined : { threadIds: [id, ...branches.map((branch) => branch.id)], current: 0 }
+  }
 }
 
 /**

@@ -16,6 +16,10 @@ const paths = {
   cross: "M6 6l12 12M18 6 6 18",
   search: "M11 18a7 7 0 1 1 0-14 7 7 0 0 1 0 14Zm9 2-4-4",
   chevron: "M7 10l5 5 5-5",
+  copy: "M9 9h10v11H9zM5 15V4h10",
+  refresh: "M20 11a8 8 0 1 0-2.3 5.7M20 4v7h-7",
+  left: "M15 6l-6 6 6 6",
+  right: "M9 6l6 6-6 6",
 } as const
 
 export type IconName = keyof typeof paths

@@ -1,5 +1,5 @@
 import type { UIMessage } from "ai"
-import { memo } from "react"
+import { memo, useState } from "react"
 import { Icon } from "./Icon.js"
 import { Markdown } from "./markdown.js"
 import { navigate } from "./router.js"
@@ -85,27 +85,106 @@ const renderPart = (part: AnyPart, index: number, onApproval: (id: string, appro
   return null
 }
 
+/** The message's words, as the owner would paste them: its text parts, a blank line apart. */
+const textOf = (message: UIMessage) =>
+  (message.parts as Array<AnyPart>).flatMap((part) => (part.type === "text" ? [String(part.text)] : [])).join("\n\n")
+
+/** The answers to one message, this one among them: the threads to switch between (`< n/m >`). */
+export interface Alternatives {
+  readonly threadIds: ReadonlyArray<string>
+  readonly current: number
+}
+
+function CopyMessage({ message }: { readonly message: UIMessage }) {
+  const [copied, setCopied] = useState(false)
+  return (
+    <button
+      type="button"
+      className="link icon-text copy-message"
+      aria-label={copied ? "Copied the message" : "Copy message"}
+      onClick={() =>
+        void navigator.clipboard?.writeText(textOf(message)).then(() => {
+          setCopied(true)
+          setTimeout(() => setCopied(false), 1500)
+        })
+      }
+    >
+      <Icon name={copied ? "check" : "copy"} size={14} />
+      {copied ? "Copied" : "Copy"}
+    </button>
+  )
+}
+
+function Switcher({ alternatives }: { readonly alternatives: Alternatives }) {
+  const { threadIds, current } = alternatives
+  const go = (index: number) => {
+    const id = threadIds[index]
+    if (id !== undefined) navigate(`/chat/${encodeURIComponent(id)}`)
+  }
+  return (
+    <nav className="switcher" aria-label="Answers to this message">
+      <button
+        type="button"
+        className="icon"
+        aria-label="Previous answer"
+        disabled={current === 0}
+        onClick={() => go(current - 1)}
+      >
+        <Icon name="left" size={14} />
+      </button>
+      <span>
+        {current + 1}/{threadIds.length}
+      </span>
+      <button
+        type="button"
+        className="icon"
+        aria-label="Next answer"
+        disabled={current === threadIds.length - 1}
+        onClick={() => go(current + 1)}
+      >
+        <Icon name="right" size={14} />
+      </button>
+    </nav>
+  )
+}
+
 /** One message; memoized, so a streaming answer re-renders only itself in a long thread. */
 export const MessageView = memo(function MessageView({
   message,
   branches,
   onFork,
+  onRegenerate,
+  alternatives,
   onApproval,
 }: {
   readonly message: UIMessage
   readonly branches: ReadonlyArray<{ readonly id: string; readonly title?: string }>
+  /** Edit in a branch (a question) or Branch from here (an answer, not the last). */
   readonly onFork: (() => void) | undefined
+  /** A new answer to the same question, kept beside this one (the last answer, when idle). */
+  readonly onRegenerate?: (() => void) | undefined
+  readonly alternatives?: Alternatives | undefined
   readonly onApproval: (approvalId: string, approved: boolean) => void
 }) {
   return (
     <article className={`message ${message.role}`} aria-label={message.role === "user" ? "You" : "Assistant"}>
       {(message.parts as Array<AnyPart>).map((part, index) => renderPart(part, index, onApproval))}
       <div className="message-actions">
+        {alternatives && alternatives.threadIds.length > 1 && <Switcher alternatives={alternatives} />}
+        {onRegenerate && (
+          <button type="button" className="link icon-text" onClick={onRegenerate}>
+            <Icon name="refresh" size={14} />
+            Regenerate
+          </button>
+        )}
         {onFork && (
           <button type="button" className="link" onClick={onFork}>
             {message.role === "user" ? "Edit in a branch" : "Branch from here"}
           </button>
         )}
+        {/* Last: shown while the message is hovered or holds the focus, so Tab from the action
+            before it (always shown) reaches it. */}
+        {textOf(message) !== "" && <CopyMessage message={message} />}
         {branches.length > 0 && (
           <nav aria-label="Other branches from this message" className="branch-links">
             {branches.map((branch, index) => (

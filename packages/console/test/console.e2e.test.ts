@@ -323,6 +323,68 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     expect(page.url()).toBe(branch)
   })
 
+  it("answers you can work with: copy one, regenerate beside it and switch < n/m >, branch from an earlier one", async () => {
+    await page.getByRole("button", { name: "New chat" }).click()
+    const box = page.getByRole("textbox", { name: "Message" })
+    model.script({ text: "Paris is the capital." })
+    await box.fill("Capital of France?")
+    await page.keyboard.press("Enter")
+    await page.getByText("Paris is the capital.").waitFor()
+    await page.getByRole("button", { name: "Send" }).waitFor()
+    const first = page.locator(".message.assistant", { hasText: "Paris is the capital." })
+    // Copy shows on the message pointed at.
+    await first.hover()
+    await first.getByRole("button", { name: "Copy message" }).click()
+    await first.getByRole("button", { name: "Copied the message" }).waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("Paris is the capital.")
+    const original = page.url()
+    // Regenerate: a new answer to the same question, in a branch beside the first.
+    model.script({ text: "It is Paris." })
+    await first.getByRole("button", { name: "Regenerate" }).click()
+    await page.getByText("It is Paris.").waitFor()
+    await expect.poll(() => page.url()).not.toBe(original)
+    await page.getByRole("button", { name: "Send" }).waitFor()
+    const switcher = page.getByRole("navigation", { name: "Answers to this message" })
+    await expect.poll(() => switcher.textContent()).toContain("2/2")
+    // The question was asked once there: no unanswered copy of it, no two questions in a row.
+    expect(await page.locator(".message.user").count()).toBe(1)
+    await switcher.getByRole("button", { name: "Previous answer" }).click()
+    await page.getByText("Paris is the capital.").waitFor()
+    expect(page.url()).toBe(original)
+    await expect.poll(() => switcher.textContent()).toContain("1/2")
+    await switcher.getByRole("button", { name: "Next answer" }).click()
+    await page.getByText("It is Paris.").waitFor()
+    await page.locator(".message.assistant", { hasText: "It is Paris." }).hover()
+    await shot("answer-actions")
+    await switcher.getByRole("button", { name: "Previous answer" }).click()
+    await page.getByText("Paris is the capital.").waitFor()
+    // Branch from an earlier answer: the branch holds it, ready for the next question.
+    model.script({ text: "About 2 million." })
+    await box.fill("How many people live there?")
+    await page.keyboard.press("Enter")
+    await page.getByText("About 2 million.").waitFor()
+    await page.getByRole("button", { name: "Send" }).waitFor()
+    // The last answer offers Regenerate, not a branch of the whole thread.
+    const last = page.locator(".message.assistant", { hasText: "About 2 million." })
+    expect(await last.getByRole("button", { name: "Branch from here" }).count()).toBe(0)
+    await first.getByRole("button", { name: "Branch from here" }).click()
+    await expect.poll(() => page.url()).not.toBe(original)
+    await page.getByText("Paris is the capital.").waitFor()
+    expect(await page.getByText("About 2 million.").count()).toBe(0)
+    expect(await page.locator(".message").last().getAttribute("class")).toContain("assistant")
+    model.script({ text: "Lyon is second." })
+    await box.fill("And the second city?")
+    await page.keyboard.press("Enter")
+    await page.getByText("Lyon is second.").waitFor()
+    expect(await page.locator(".message").evaluateAll((nodes) => nodes.map((node) => node.className))).toEqual([
+      "message user",
+      "message assistant",
+      "message user",
+      "message assistant",
+    ])
+    await page.getByRole("button", { name: "Send" }).waitFor()
+  })
+
   it("a reload in the middle of an answer resumes its stream", async () => {
     const words = Array.from({ length: 30 }, (_, i) => `word${i} `)
     model.script({ text: [...words, "THE-END"], chunkDelayMs: 100 })
