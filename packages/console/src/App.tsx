@@ -4,6 +4,7 @@ import { client, onSessionLost } from "./api.js"
 import { Chat, newChatId } from "./Chat.js"
 import { Icon } from "./Icon.js"
 import { href, navigate, usePath } from "./router.js"
+import { onShortcut, ShortcutHelp, useShortcuts } from "./Shortcuts.js"
 import { Sidebar } from "./Sidebar.js"
 import { useTheme } from "./theme.js"
 
@@ -76,6 +77,17 @@ function Shell({ onSignedOut }: { readonly onSignedOut: () => void }) {
   const threadId = path.startsWith("/chat/") ? decodeURIComponent(path.slice("/chat/".length)) : undefined
   // biome-ignore lint/correctness/useExhaustiveDependencies: closing the menu on every navigation
   useEffect(() => setMenuOpen(false), [path])
+  useShortcuts()
+  useEffect(() => {
+    const offNew = onShortcut("new-chat", () => navigate("/"))
+    const offFocus = onShortcut("focus-message", () =>
+      document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.focus(),
+    )
+    return () => {
+      offNew()
+      offFocus()
+    }
+  }, [])
   // `/` is a new chat: it gets its id (the thread's) at once, so sending never changes the URL.
   // `/integrations` was the Tools page's address: old bookmarks land on `/tools`.
   useEffect(() => {
@@ -125,6 +137,15 @@ function Shell({ onSignedOut }: { readonly onSignedOut: () => void }) {
         </nav>
         <button
           type="button"
+          className="icon shortcut-help"
+          aria-label="Keyboard shortcuts"
+          title="Keyboard shortcuts (?)"
+          onClick={() => globalThis.dispatchEvent(new CustomEvent("aide:shortcut", { detail: "help" }))}
+        >
+          ?
+        </button>
+        <button
+          type="button"
           className="icon"
           aria-label={theme === "dark" ? "Switch to light theme" : "Switch to dark theme"}
           onClick={toggleTheme}
@@ -132,6 +153,7 @@ function Shell({ onSignedOut }: { readonly onSignedOut: () => void }) {
           <Icon name={theme === "dark" ? "sun" : "moon"} />
         </button>
       </header>
+      <ShortcutHelp />
       {section === "/" && <Sidebar activeThreadId={threadId} />}
       <main id="main" className="content" tabIndex={-1}>
         <Suspense fallback={<p className="loading">Loading…</p>}>

@@ -1,13 +1,14 @@
 import { useChat } from "@ai-sdk/react"
 import { aideChatTransport, type ThreadDetail } from "@aide/client"
 import { type FileUIPart, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai"
-import { type FormEvent, useCallback, useEffect, useMemo, useState } from "react"
+import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react"
 import { client, errorText } from "./api.js"
 import { Composer } from "./Composer.js"
 import { type Alternatives, MessageView } from "./Message.js"
 import { ModelPicker } from "./ModelPicker.js"
 import { firstWords, provisionalTitle, setProvisionalTitle } from "./provisionalTitles.js"
 import { navigate } from "./router.js"
+import { onShortcut } from "./Shortcuts.js"
 import { threadsChanged } from "./Sidebar.js"
 
 const transport = aideChatTransport(client)
@@ -92,6 +93,29 @@ function Conversation({
       text: pendingSend.text,
       ...(pendingSend.files.length > 0 ? { files: [...pendingSend.files] } : {}),
     })
+  }, [])
+  // Esc stops the answer being written; Alt+Y / Alt+N decide the first tool call waiting.
+  const chatRef = useRef(chat)
+  chatRef.current = chat
+  useEffect(() => {
+    const decide = (approved: boolean) => () => {
+      const waiting = chatRef.current.messages
+        .flatMap((message) => message.parts as Array<{ state?: string; approval?: { id?: string } }>)
+        .find((part) => part.state === "approval-requested" && part.approval?.id !== undefined)
+      if (waiting?.approval?.id !== undefined)
+        void chatRef.current.addToolApprovalResponse({ id: waiting.approval.id, approved })
+    }
+    const offs = [
+      onShortcut("stop", () => {
+        const { status } = chatRef.current
+        if (status === "submitted" || status === "streaming") void chatRef.current.stop()
+      }),
+      onShortcut("approve", decide(true)),
+      onShortcut("deny", decide(false)),
+    ]
+    return () => {
+      for (const off of offs) off()
+    }
   }, [])
   const textOf = (message: UIMessage) => message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
   /**

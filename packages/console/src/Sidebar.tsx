@@ -4,6 +4,7 @@ import { client, errorText } from "./api.js"
 import { Icon } from "./Icon.js"
 import { provisionalTitle } from "./provisionalTitles.js"
 import { href, navigate } from "./router.js"
+import { onShortcut } from "./Shortcuts.js"
 
 /** Other components say "the threads changed" (a chat finished, a title arrived) with this event. */
 export const threadsChanged = () => globalThis.dispatchEvent(new Event("aide:threads"))
@@ -36,6 +37,18 @@ export function Sidebar({ activeThreadId }: { readonly activeThreadId: string | 
   }, [load, page])
   const needle = query.trim().toLowerCase()
   const shown = needle === "" ? threads : threads.filter((t) => (t.title ?? "").toLowerCase().includes(needle))
+  // Alt+↑ / Alt+↓: the thread above or below the one on screen (the first one from a new chat).
+  useEffect(() => {
+    const step = (by: number) => () => {
+      const at = shown.findIndex((thread) => thread.threadIds.includes(activeThreadId ?? ""))
+      const next = at === -1 ? shown[0] : shown[at + by]
+      if (next !== undefined) navigate(`/chat/${encodeURIComponent(next.activeThreadId)}`)
+    }
+    const offs = [onShortcut("previous-thread", step(-1)), onShortcut("next-thread", step(1))]
+    return () => {
+      for (const off of offs) off()
+    }
+  }, [shown, activeThreadId])
   return (
     <aside className="sidebar" aria-label="Threads">
       <button type="button" className="primary wide" onClick={() => navigate("/")}>

@@ -385,6 +385,52 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await page.getByRole("button", { name: "Send" }).waitFor()
   })
 
+  it("keyboard only: new chat, send, stop, approve, switch thread, and the ? overlay", async () => {
+    const box = page.getByRole("textbox", { name: "Message" })
+    // Ctrl+Shift+O: a new chat, whatever has the focus.
+    await page.locator("body").click({ position: { x: 5, y: 400 } })
+    const before = page.url()
+    await page.keyboard.press("Control+Shift+O")
+    await expect.poll(() => page.url()).not.toBe(before)
+    await expect.poll(() => page.locator(".chat-head h1").textContent()).toBe("New chat")
+    // Shift+Esc: to the message box; Enter sends; Esc stops.
+    await page.keyboard.press("Shift+Escape")
+    await expect.poll(() => box.evaluate((element) => element === document.activeElement)).toBe(true)
+    model.script({ text: ["tock "], endless: true, chunkDelayMs: 50 })
+    await page.keyboard.type("Tock for ever")
+    await page.keyboard.press("Enter")
+    await page.getByText("tock tock", { exact: false }).waitFor()
+    await page.keyboard.press("Escape")
+    await page.getByRole("button", { name: "Send" }).waitFor()
+    // Alt+Y approves the tool call waiting.
+    model.script(
+      { toolCalls: [{ name: "probe_delete_file", arguments: { path: "/tmp/keys.txt" } }] },
+      { text: "Deleted by keyboard." },
+    )
+    await box.focus()
+    await page.keyboard.type("Delete /tmp/keys.txt")
+    await page.keyboard.press("Enter")
+    await page.getByRole("button", { name: "Approve" }).waitFor()
+    await page.keyboard.press("Alt+KeyY")
+    await page.getByText("Deleted by keyboard.").waitFor()
+    expect(probe.executions).toContainEqual({ path: "/tmp/keys.txt" })
+    // Alt+↓ / Alt+↑: the next and the previous thread in the list.
+    const here = page.url()
+    await page.keyboard.press("Alt+ArrowDown")
+    await expect.poll(() => page.url()).not.toBe(here)
+    await page.keyboard.press("Alt+ArrowUp")
+    await expect.poll(() => page.url()).toBe(here)
+    // ?: the overlay lists the shortcuts; Esc closes it (and stops nothing).
+    await page.locator("body").click({ position: { x: 5, y: 400 } })
+    await page.keyboard.press("?")
+    const help = page.getByRole("dialog", { name: "Keyboard shortcuts" })
+    await help.waitFor()
+    await help.getByText("Approve / deny the tool call waiting").waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+    await page.keyboard.press("Escape")
+    await help.waitFor({ state: "hidden" })
+  })
+
   it("a reload in the middle of an answer resumes its stream", async () => {
     const words = Array.from({ length: 30 }, (_, i) => `word${i} `)
     model.script({ text: [...words, "THE-END"], chunkDelayMs: 100 })
