@@ -17,6 +17,7 @@ const Settings = lazy(() => import("./Settings.js").then((m) => ({ default: m.Se
 
 type Gate =
   | { readonly state: "loading" }
+  | { readonly state: "offline" }
   | { readonly state: "auth"; readonly setup: boolean }
   | { readonly state: "in" }
 
@@ -25,7 +26,10 @@ export function App() {
   const check = useCallback(async () => {
     const status = await client.auth.status().catch(() => null)
     const tokens = await client.auth.tokens()
-    if (status?.auth.setup && tokens !== null) setGate({ state: "in" })
+    // Signed in but the server is out of reach (the installed app opened offline): say so and
+    // look again when the network is back, rather than offering a setup screen.
+    if (status === null && tokens !== null) setGate({ state: "offline" })
+    else if (status?.auth.setup && tokens !== null) setGate({ state: "in" })
     else setGate({ state: "auth", setup: status?.auth.setup ?? true })
   }, [])
   useEffect(() => {
@@ -33,8 +37,25 @@ export function App() {
     return onSessionLost(() => setGate({ state: "auth", setup: true }))
   }, [check])
   if (gate.state === "loading") return <p className="loading">Loading…</p>
+  if (gate.state === "offline") return <Offline retry={() => void check()} />
   if (gate.state === "auth") return <AuthScreen setup={gate.setup} onSignedIn={() => setGate({ state: "in" })} />
   return <Shell onSignedOut={() => setGate({ state: "auth", setup: true })} />
+}
+
+function Offline({ retry }: { readonly retry: () => void }) {
+  useEffect(() => {
+    globalThis.addEventListener("online", retry)
+    return () => globalThis.removeEventListener("online", retry)
+  }, [retry])
+  return (
+    <main className="offline" aria-labelledby="offline-title">
+      <h1 id="offline-title">Aide is out of reach</h1>
+      <p>The server cannot be reached from here. The app tries again when the network is back.</p>
+      <button type="button" className="primary" onClick={retry}>
+        Try again
+      </button>
+    </main>
+  )
 }
 
 const sections = [

@@ -900,6 +900,44 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     expect(await seriousViolations(page)).toEqual([])
   })
 
+  it("installable: a manifest with its icons, and the shell opens offline (service worker)", async () => {
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await page.goto(`${server.url}/app/`)
+    const manifest = await page.evaluate(async () => {
+      const link = document.querySelector<HTMLLinkElement>('link[rel="manifest"]')!
+      return (await fetch(link.href)).json()
+    })
+    expect(manifest).toMatchObject({ name: "Aide", start_url: "/app/", scope: "/app/", display: "standalone" })
+    const icons = await page.evaluate(
+      async (sources: Array<string>) =>
+        Promise.all(
+          sources.map(async (src) => [(await fetch(src)).status, (await fetch(src)).headers.get("content-type")]),
+        ),
+      manifest.icons.map((icon: { src: string }) => icon.src),
+    )
+    for (const [status, type] of icons) {
+      expect(status).toBe(200)
+      expect(type).toMatch(/^image\//)
+    }
+    expect(manifest.icons.some((icon: { purpose?: string }) => icon.purpose === "maskable")).toBe(true)
+    // The worker takes the page over; then, offline, a reload still opens the app and says why
+    // it cannot do more, instead of a browser error or a setup screen.
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true))
+    await page.reload()
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null)
+    await page.context().setOffline(true)
+    try {
+      await page.reload()
+      await page.getByRole("heading", { name: "Aide is out of reach" }).waitFor()
+      expect(await seriousViolations(page)).toEqual([])
+      await page.getByRole("button", { name: "Try again" }).waitFor()
+    } finally {
+      await page.context().setOffline(false)
+    }
+    // Back online: the app looks again by itself and opens.
+    await page.getByRole("navigation", { name: "Sections" }).waitFor()
+  })
+
   it("broke no Content-Security-Policy rule on the way", () => {
     expect(cspErrors).toEqual([])
   })
