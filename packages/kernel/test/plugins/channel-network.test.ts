@@ -107,6 +107,7 @@ const options = (trust: "host" | "compartment") => ({
   trust,
   entries: { tools: [], agents: [], channels: ["channel.mjs"] },
   permissions: {
+    time: true,
     network: [
       "a.example.com",
       "private.example.com",
@@ -211,6 +212,10 @@ describe.each(["host", "compartment"] as const)("a %s channel's network", (trust
     expect(await run(plugin, { op: "tcp", host: "a.example.com", port: tcpPort })).toEqual({
       thrown: `connect refused: a.example.com:${tcpPort} is not declared`,
     })
+  })
+
+  it("has timers with the time grant", async () => {
+    expect(await run(plugin, { op: "timer" })).toEqual({ handle: true, order: ["timeout"], decoded: "hi" })
   })
 
   it("fetches from the host of a config: entry (the owner's setting)", async () => {
