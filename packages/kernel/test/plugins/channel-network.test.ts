@@ -263,6 +263,26 @@ describe.each(["host", "compartment"] as const)("a %s channel's network", (trust
   })
 })
 
+describe("a channel's sockets, bounded", () => {
+  it("refuses a socket past the open cap, and openings past the rate", async () => {
+    const plugin = await startPlugin({
+      ...options("host"),
+      limits: { sockets: { open: 2, opens: { inFlight: 8, perSecond: 1, burst: 4 } } },
+    })
+    const url = `ws://a.example.com:${wsPort}/echo`
+    expect((await run(plugin, { op: "wsMany", url, count: 3 })).ends).toEqual([
+      "open",
+      "open",
+      "webSocket refused: more than 2 sockets open",
+    ])
+    // The three above took three of the four tokens; the second of these two finds none.
+    expect((await run(plugin, { op: "wsMany", url, count: 2 })).ends).toEqual([
+      "open",
+      "socket refused: rate limited (1 socket openings a second, bursts of 4); try again later",
+    ])
+  })
+})
+
 describe("a channel's network without a declaration", () => {
   it("refuses fetch, webSocket and connect", async () => {
     const plugin = await startPlugin({ ...options("host"), permissions: {} })
