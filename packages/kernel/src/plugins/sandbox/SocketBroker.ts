@@ -56,7 +56,12 @@ export interface SocketBroker {
   readonly openCount: () => number
 }
 
-export const make = (options: Omit<OpenOptions, "maxMessageBytes" | "connectTimeoutMs">, limits: SocketLimits) => {
+export const make = (
+  options: Omit<OpenOptions, "maxMessageBytes" | "connectTimeoutMs">,
+  limits: SocketLimits,
+  /** Called for each event sent to a plugin: the work it causes there is asked for (the CPU watchdog). */
+  delivered: () => void = () => undefined,
+) => {
   const open: OpenOptions = {
     ...options,
     maxMessageBytes: limits.maxMessageBytes,
@@ -74,6 +79,7 @@ export const make = (options: Omit<OpenOptions, "maxMessageBytes" | "connectTime
     else entry.socket?.resume()
   }
   const emit = (id: string, entry: Entry, event: Record<string, unknown>) => {
+    delivered()
     entry.unacked += 1
     if (entry.unacked >= limits.unacked) pause(entry, true)
     entry.peer
