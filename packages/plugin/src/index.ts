@@ -211,6 +211,8 @@ export type ChannelModule<Config = Readonly<Record<string, unknown>>> =
       readonly env: Readonly<Record<string, string>>
     }) => ChannelDefinition<Config> | Promise<ChannelDefinition<Config>>)
 
+export { splitMessage } from "./split.js"
+
 /** The manifest, typed. */
 export const definePlugin = <const M extends PluginManifest>(manifest: M): M => manifest
 
