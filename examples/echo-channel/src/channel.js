@@ -54,7 +54,7 @@ export default defineChannel({
           if (update.kind === "message") {
             await context.receive({ conversationId: update.conversationId, text: update.text, sender })
           } else if (update.kind === "click") {
-            const [verdict, approvalId] = String(update.data).split(":")
+            const [verdict = "", approvalId = ""] = String(update.data).split(":")
             await context
               .answerApproval({
                 conversationId: update.conversationId,
