@@ -14,6 +14,7 @@ import {
   senderOf,
   textOf,
   threadOf,
+  unauthenticatedReason,
 } from "./inbound.js"
 import { makeCursor, runMailbox } from "./mailbox.js"
 import { makeOutbound } from "./outbound.js"
@@ -65,6 +66,11 @@ const email = ({ config, env }) => {
     const reason = automatedReason(mail, { ownAddress: settings.fromAddress, isOwnMessageId: threads.isOwn })
     if (reason !== null) {
       context.log("email: ignored a mail sent by a machine", { reason })
+      return "done"
+    }
+    const forged = unauthenticatedReason(mail, settings.requireAuthenticated)
+    if (forged !== null) {
+      context.log("email: ignored a mail whose From is not vouched for", { reason: forged, from: senderOf(mail)?.id })
       return "done"
     }
     const sender = /** @type {{ id: string, name?: string }} */ (senderOf(mail))

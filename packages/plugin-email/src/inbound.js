@@ -70,6 +70,25 @@ export const automatedReason = (mail, self) => {
   return null
 }
 
+/**
+ * Why the From cannot be trusted, or null. From is whatever the sender wrote: the receiving
+ * server's verdict is the topmost `Authentication-Results` (RFC 8601; lower ones may be the
+ * sender's own). A DMARC failure is always refused; with `required`, so is mail that no check
+ * (DMARC, DKIM or SPF) passed, or that carries no verdict at all.
+ * @param {ParsedMail} mail
+ * @param {boolean} required
+ * @returns {string | null}
+ */
+export const unauthenticatedReason = (mail, required) => {
+  const results = header(mail, "authentication-results")
+  const verdict = (/** @type {string} */ method) => new RegExp(`\\b${method}=(\\w+)`).exec(results)?.[1] ?? null
+  if (verdict("dmarc") === "fail") return "DMARC failed"
+  if (!required) return null
+  if (results === "") return "no Authentication-Results from the receiving server"
+  if ([verdict("dmarc"), verdict("dkim"), verdict("spf")].includes("pass")) return null
+  return "neither DMARC, DKIM nor SPF passed"
+}
+
 /** @param {ParsedMail} mail */
 const referencesOf = (mail) => {
   const refs = mail.references

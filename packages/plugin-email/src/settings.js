@@ -59,6 +59,7 @@ export const addressesOf = (value) =>
  * @property {string[]} allowFrom lower-case
  * @property {number} pollMs
  * @property {boolean} allowSelfSigned
+ * @property {boolean} requireAuthenticated
  */
 
 /**
@@ -102,5 +103,6 @@ export const settingsOf = (config, env) => {
     allowFrom,
     pollMs: numberOf(config.pollSeconds, "pollSeconds", 60, 1, 3600) * 1000,
     allowSelfSigned: config.allowSelfSigned === true,
+    requireAuthenticated: config.requireAuthenticated === true,
   }
 }

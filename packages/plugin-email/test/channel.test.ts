@@ -214,6 +214,25 @@ describeMail("inbound by IMAP IDLE", () => {
     await started
   })
 
+  it("ignores a forged From: DMARC failed, or (when required) no check passed", async () => {
+    const bot = freshBot()
+    const { received, logs, controller, started } = await start(bot, { requireAuthenticated: true })
+    const verdict = (results: string) => ({ "Authentication-Results": `mx.${DOMAIN}; ${results}` })
+    await server.deliver(bot, mail(verdict("dmarc=fail header.from=test; spf=pass"), "forged 1"))
+    await server.deliver(bot, mail({}, "forged 2, no verdict"))
+    await server.deliver(bot, mail(verdict("spf=fail; dkim=none"), "forged 3"))
+    await server.deliver(bot, mail(verdict("dkim=pass header.d=test; spf=softfail"), "genuine"))
+    await waitUntil(() => received.length === 1)
+    expect(received.map((message) => message.text)).toEqual(["genuine"])
+    expect(logs.filter((entry) => entry.message.includes("not vouched for")).map((entry) => entry.data)).toEqual([
+      { reason: "DMARC failed", from: OWNER },
+      { reason: "no Authentication-Results from the receiving server", from: OWNER },
+      { reason: "neither DMARC, DKIM nor SPF passed", from: OWNER },
+    ])
+    controller.abort()
+    await started
+  })
+
   it("polls a server without IDLE", async () => {
     const bot = freshBot()
     const probe = new ImapFlow({
