@@ -444,7 +444,7 @@ describeMail("outbound by SMTP", () => {
     const bot = freshBot()
     const config = configFor(bot, { allowFrom: `${OWNER}, other@${DOMAIN}` })
     const channel = email({ config, env: {} }) as ChannelDefinition
-    const { context } = makeContext(config)
+    const { context, controller } = makeContext(config)
     const before = server.received.length
     await channel.notify!({ subject: "Daily report", body: "All *good*", threadId: null }, context)
     const sent = await sentMail(before)
@@ -452,6 +452,7 @@ describeMail("outbound by SMTP", () => {
     expect(sent.subject).toBe("Daily report")
     expect(sent.headers.get("auto-submitted")).toBe("auto-generated")
     expect(sent.html).toContain("<em>good</em>")
+    controller.abort() // closes the pooled SMTP connection
   })
 })
 

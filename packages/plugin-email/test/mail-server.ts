@@ -196,6 +196,8 @@ local ${NO_IDLE_HOST} {
     // Credentials only over TLS, as a real submission server asks.
     allowInsecureAuth: false,
     logger: false,
+    // A client still connected when the test ends is cut after this long.
+    closeTimeout: 1000,
     onAuth(auth, _session, callback) {
       if (auth.username?.startsWith("bot") && auth.password === PASSWORD) callback(null, { user: auth.username })
       else callback(new Error("Invalid username or password"))
