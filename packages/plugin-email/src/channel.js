@@ -8,9 +8,9 @@
 import {
   approvalCommandsOf,
   automatedReason,
-  conversationIdOf,
   filesOf,
   newTextOf,
+  rootKeyOf,
   senderOf,
   textOf,
   threadOf,
@@ -35,12 +35,12 @@ export { settingsOf }
  * @param {string} address
  * @param {string} root
  */
-export const conversationOf = (address, root) => conversationIdOf(`${address} ${root}`)
+export const conversationOf = (address, root) => `${address} ${rootKeyOf(root)}`
 
 /** @param {string} conversationId */
 export const addressOfConversation = (conversationId) => {
   const address = conversationId.split(" ")[0] ?? ""
-  return address.includes("@") && !conversationId.startsWith("sha256:") ? address : null
+  return address.includes("@") ? address : null
 }
 
 /** @param {unknown} error */

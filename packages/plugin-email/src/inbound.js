@@ -16,8 +16,8 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024
 /** Nor are attachments past this total, or past this count. */
 export const MAX_TOTAL_BYTES = 25 * 1024 * 1024
 export const MAX_FILES = 10
-/** Conversation ids are Message-IDs (`<…>`); a longer one is hashed (no store bounds it for us). */
-const MAX_CONVERSATION_ID = 200
+/** A root Message-ID longer than this is hashed in the conversation id (ids are kept in a table). */
+const MAX_ROOT_ID = 200
 
 /**
  * A header's raw value (the first one, unfolded, lower-cased), or "". Raw lines, because
@@ -120,8 +120,8 @@ const syntheticId = (mail) => {
 }
 
 /** @param {string} id */
-export const conversationIdOf = (id) =>
-  id.length <= MAX_CONVERSATION_ID ? id : `sha256:${createHash("sha256").update(id).digest("hex")}`
+export const rootKeyOf = (id) =>
+  id.length <= MAX_ROOT_ID ? id : `sha256:${createHash("sha256").update(id).digest("hex")}`
 
 /** Lines that start the quoted history in the usual clients (Gmail, Apple Mail, Outlook, Thunderbird). */
 const HISTORY = [
