@@ -10,8 +10,8 @@
  * receive, answerApproval), and a keyword lives with the mailbox, survives a restart, moves to
  * whichever replica holds the connection, and survives a UIDVALIDITY change (the server keeps
  * flags when it renumbers). On start the cursor is the highest UID carrying the keyword (or, the
- * very first time, UIDNEXT - 1: old mail is not answered); mail above it without the keyword is
- * handled in UID order. In memory the channel also keeps (UIDVALIDITY, last UID) so a reconnect
+ * very first time, the mail of the last 5 minutes: older mail is not answered); mail above it
+ * without the keyword is handled in UID order. In memory the channel also keeps (UIDVALIDITY, last UID) so a reconnect
  * skips the search. A server that refuses custom keywords (PERMANENTFLAGS without `\*`) gets the
  * in-memory cursor only, and the log says so.
  */
@@ -27,6 +27,8 @@ export const KEYWORD = "$AideSeen"
 export const MAX_SOURCE_BYTES = 40 * 1024 * 1024
 /** HTML past this is not converted to text by mailparser (inbound.js converts what it can). */
 const PARSER = { maxHtmlLengthToParse: 2 * 1024 * 1024 }
+/** The first run ever reads the mail that arrived this recently (sent while the channel was being set up). */
+export const FIRST_RUN_LOOKBACK_MS = 5 * 60 * 1000
 /** IDLE is broken and restarted this often (servers drop idle clients after 30 min at the least). */
 const MAX_IDLE_MS = 5 * 60 * 1000
 
@@ -130,7 +132,7 @@ export const runMailbox = async (settings, cursor, handle, context) => {
     if (cursor.uidValidity !== mailbox.uidValidity) {
       const marked = canMark ? await client.search({ keyword: KEYWORD }, { uid: true }) : false
       const highest = Array.isArray(marked) && marked.length > 0 ? Math.max(...marked) : null
-      cursor.last = highest ?? Math.max(mailbox.uidNext - 1, 0)
+      cursor.last = highest ?? (await firstRunStart(client, mailbox.uidNext))
       cursor.uidValidity = mailbox.uidValidity
     }
 
@@ -148,7 +150,9 @@ export const runMailbox = async (settings, cursor, handle, context) => {
             size > MAX_SOURCE_BYTES
               ? await readLarge(client, uid, size)
               : { mail: await simpleParser(await sourceOf(client, uid), PARSER), note: null }
-          if ((await handle(mail, note)) === "retry") return
+          if (canMark && (await handledBefore(client, uid, mail.messageId))) {
+            context.log("email: a mail delivered again was not read twice", { uid })
+          } else if ((await handle(mail, note)) === "retry") return
           if (canMark) await client.messageFlagsAdd(String(uid), [KEYWORD], { uid: true })
         }
         cursor.last = uid
@@ -197,6 +201,40 @@ export const runMailbox = async (settings, cursor, handle, context) => {
     if (client.usable) client.close()
   }
   if (!context.signal.aborted) throw new Error("email: the IMAP connection closed")
+}
+
+/**
+ * Where the very first run starts: after the mail older than FIRST_RUN_LOOKBACK_MS (by the
+ * server's arrival date), so old mail is never answered but what the owner sent while enabling
+ * the channel is.
+ * @param {ImapFlow} client
+ * @param {number} uidNext
+ */
+const firstRunStart = async (client, uidNext) => {
+  const since = Date.now() - FIRST_RUN_LOOKBACK_MS
+  // SINCE has a day's grain: it bounds what is fetched; the arrival time decides.
+  const recent = await client.search({ since: new Date(since - 86_400_000) }, { uid: true })
+  let start = Math.max(uidNext - 1, 0)
+  if (!Array.isArray(recent) || recent.length === 0) return start
+  for await (const message of client.fetch(recent.slice(-1000), { internalDate: true }, { uid: true })) {
+    const arrived = message.internalDate === undefined ? 0 : new Date(message.internalDate).getTime()
+    if (arrived >= since) start = Math.min(start, message.uid - 1)
+  }
+  return start
+}
+
+/**
+ * Whether another mail of the mailbox with this Message-ID was handled already: a mail delivered
+ * twice (a sending server's retry after a lost "250", a copy filed twice) is answered once, and
+ * the server's keywords make that hold across restarts too.
+ * @param {ImapFlow} client
+ * @param {number} uid
+ * @param {string | undefined} messageId
+ */
+const handledBefore = async (client, uid, messageId) => {
+  if (messageId === undefined || messageId.length > 998) return false
+  const found = await client.search({ keyword: KEYWORD, header: { "message-id": messageId } }, { uid: true })
+  return Array.isArray(found) && found.some((other) => other !== uid)
 }
 
 /**

@@ -6,9 +6,10 @@
  * own autoresponder never answers the assistant.
  *
  * Idempotent: a reply's Message-ID is a hash of what it is (conversation, the mail it answers,
- * its text and approvals), so when Aide retries a send that failed half-way (the server took
- * the data, the connection dropped before its "250"), the second copy is the same message and
- * mail clients show it once. A notification has no such identity: its Message-ID is kept for
+ * its text and approvals), and its headers are fixed at the first attempt and kept until one
+ * succeeds (15 minutes at most), so when Aide retries a send that failed half-way (the server
+ * took the data, the connection dropped before its "250"), the second copy is the same message
+ * and mail clients show it once, even if the owner wrote again in between. A notification has no such identity: its Message-ID is kept for
  * 15 minutes per content, which covers Aide's delivery retries without merging two identical
  * notifications sent hours apart.
  */
@@ -113,6 +114,29 @@ export const makeOutbound = (settings, threads, addressOf) => {
   const domain = domainOf(settings.fromAddress)
   /** @type {Map<string, { id: string, until: number }>} */
   const notificationIds = new Map()
+  /** @type {Map<string, ReturnType<typeof threadHeaders> & { until: number }>} replies not sent yet, by content */
+  const unsent = new Map()
+
+  /**
+   * How a reply threads, from what is known of the conversation now. After a restart nothing is
+   * known: the conversation id holds the thread's root Message-ID, which the reply answers. The
+   * Message-ID is a hash of all of it, so even a retry across a restart is the same mail.
+   * @param {string} conversationId
+   * @param {string} text
+   * @param {string[]} approvalIds
+   */
+  const threadHeaders = (conversationId, text, approvalIds) => {
+    const known = threads.get(conversationId)
+    const root = conversationId.split(" ")[1] ?? ""
+    const parent = known?.parent ?? (/^<[^<>\s]+>$/.test(root) ? root : null)
+    return {
+      parent,
+      references: parent === null ? [] : referencesFor(known?.references ?? [], parent),
+      subject: replySubject(known?.subject ?? ""),
+      messageId: `<aide.${digest([conversationId, parent ?? "", text, ...approvalIds])}@${domain}>`,
+    }
+  }
+
   /** @type {WeakSet<AbortSignal>} */
   const watched = new WeakSet()
   /**
@@ -133,13 +157,17 @@ export const makeOutbound = (settings, threads, addressOf) => {
   const sendReply = async (message, signal) => {
     signal?.throwIfAborted()
     closeOnStop(signal)
-    const known = threads.get(message.conversationId)
-    // After a restart nothing is known: the conversation id is the thread's root Message-ID.
-    const root = message.conversationId.split(" ")[1] ?? ""
-    const parent = known?.parent ?? (/^<[^<>\s]+>$/.test(root) ? root : null)
     const to = addressOf(message.conversationId) ?? settings.allowFrom[0]
     if (to === undefined) throw new Error("email: no address to reply to (set allowFrom)")
-    const subject = replySubject(known?.subject ?? "")
+    const approvalIds = message.approvals.map((approval) => approval.approvalId)
+    // A retry is the same mail: its headers were fixed at the first attempt (the thread may have
+    // moved on since, with the owner's next mail), until one attempt succeeds.
+    const key = digest([message.conversationId, message.text, ...approvalIds])
+    const now = Date.now()
+    for (const [entry, value] of unsent) if (value.until < now) unsent.delete(entry)
+    const headers = unsent.get(key) ?? threadHeaders(message.conversationId, message.text, approvalIds)
+    unsent.set(key, { ...headers, until: now + NOTIFICATION_ID_TTL_MS })
+    const { parent, references, subject, messageId } = headers
     const text = message.text.length > MAX_TEXT ? `${message.text.slice(0, MAX_TEXT)}\n\n[…cut]` : message.text
     const markdown = [text, ...message.approvals.map(approvalMarkdown)]
       .filter((part) => part.trim() !== "")
@@ -150,11 +178,9 @@ export const makeOutbound = (settings, threads, addressOf) => {
     ]
       .filter((part) => part !== "")
       .join("\n<hr>\n")
-    const approvalIds = message.approvals.map((approval) => approval.approvalId)
-    const messageId = `<aide.${digest([message.conversationId, parent ?? "", text, ...approvalIds])}@${domain}>`
-    const references = parent === null ? [] : referencesFor(known?.references ?? [], parent)
     threads.addOwn(messageId, message.conversationId)
     for (const approvalId of approvalIds) threads.addApproval(approvalId, message.conversationId)
+    const known = threads.get(message.conversationId)
     if (known !== undefined) threads.set(message.conversationId, { ...known, approvals: approvalIds })
     await transport.sendMail({
       from,
@@ -166,6 +192,7 @@ export const makeOutbound = (settings, threads, addressOf) => {
       ...(parent === null ? {} : { inReplyTo: parent, references }),
       headers: { "Auto-Submitted": "auto-replied" },
     })
+    unsent.delete(key)
   }
 
   /**

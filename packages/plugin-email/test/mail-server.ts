@@ -80,7 +80,7 @@ export interface Received {
 export interface MailServer {
   readonly imapPort: number
   readonly smtpPort: number
-  /** The mailboxes: `bot<n>@test` (n = 1…20) and `owner@test`. */
+  /** The mailboxes: `bot<n>@test` (n = 1…20), `owner@test` and `user<n>@test` (n = 0…3). */
   readonly received: Array<Received>
   /** Delivers a raw message (CRLF or LF) into a mailbox, through Dovecot's LMTP ("" = a bounce's null sender). */
   deliver(to: string, raw: string, envelopeFrom?: string): Promise<void>
@@ -124,7 +124,11 @@ export const startMailServer = async (): Promise<MailServer> => {
     { stdio: "ignore" },
   )
   chmodSync(key, 0o644)
-  const users = [...Array.from({ length: 20 }, (_, index) => `bot${index + 1}`), "owner"]
+  const users = [
+    ...Array.from({ length: 20 }, (_, index) => `bot${index + 1}`),
+    "owner",
+    ...Array.from({ length: 4 }, (_, index) => `user${index}`),
+  ]
   const lines = users.map((user) => {
     const home = join(root, "home", user)
     mkdirSync(home, { recursive: true })
