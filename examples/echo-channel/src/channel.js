@@ -2,7 +2,9 @@
 /**
  * Echo Chat's channel. The platform's API (see test/fake-echo-chat.ts, its fake):
  * - `GET /updates?after=<id>&wait=<seconds>` long-polls `{ updates: [{ id, kind: "message",
- *   conversationId, senderId, senderName, text } | { id, kind: "click", conversationId, senderId, data }] }`;
+ *   messageId, conversationId, senderId, senderName, text } | { id, kind: "click", conversationId,
+ *   senderId, data }] }`; a message may come twice (the platform retries until it is sure), with
+ *   the same `messageId`;
  * - `POST /messages { conversationId, text, buttons? }` posts a message (at most 500 characters),
  *   `buttons: [{ label, data }]` under it.
  * Aide decides who may talk (`allowFrom`, `pairing`): the channel passes everyone on with their id.
@@ -11,6 +13,16 @@ import { defineChannel, splitMessage } from "@aide/plugin"
 
 /** Echo Chat refuses longer messages. */
 const LIMIT = 500
+
+/** Message ids seen lately: a redelivered message is passed on once. Bounded, oldest forgotten first. */
+const seen = new Set()
+/** @param {string} id */
+const firstTime = (id) => {
+  if (seen.has(id)) return false
+  seen.add(id)
+  if (seen.size > 1000) seen.delete(seen.values().next().value)
+  return true
+}
 
 /** @param {Readonly<Record<string, unknown>>} config */
 const baseOf = (config) => String(config.baseUrl ?? "").replace(/\/+$/, "")
@@ -52,9 +64,10 @@ export default defineChannel({
           after = Math.max(after, update.id)
           const sender = { id: String(update.senderId), name: update.senderName }
           if (update.kind === "message") {
+            if (!firstTime(`${update.conversationId}/${update.messageId}`)) continue
             await context.receive({ conversationId: update.conversationId, text: update.text, sender })
           } else if (update.kind === "click") {
-            const [verdict, approvalId] = String(update.data).split(":")
+            const [verdict = "", approvalId = ""] = String(update.data).split(":")
             await context
               .answerApproval({
                 conversationId: update.conversationId,

@@ -3,6 +3,8 @@ import { type ChannelDriver, runChannelConformance } from "@aide/testing/channel
 import { startFakeEchoChat } from "./fake-echo-chat.js"
 
 let fake: Awaited<ReturnType<typeof startFakeEchoChat>>
+let messageId = 0
+let last: Record<string, unknown> | undefined
 
 /** Drives the fake Echo Chat the way its users would; the kit checks what Aide answers there. */
 const driver: ChannelDriver = {
@@ -11,8 +13,12 @@ const driver: ChannelDriver = {
     return { config: { baseUrl: fake.url, notifyTo: "dm-100001" } }
   },
   directConversation: (userId) => `dm-${userId}`,
-  sendAsUser: async ({ senderId, conversationId, text }) =>
-    fake.push({ kind: "message", conversationId, senderId, senderName: `User ${senderId}`, text }),
+  sendAsUser: async ({ senderId, conversationId, text }) => {
+    last = { kind: "message", messageId: ++messageId, conversationId, senderId, senderName: `User ${senderId}`, text }
+    fake.push(last)
+  },
+  // Echo Chat retries a delivery it is unsure of: the same message (same messageId) again.
+  redeliverLast: async () => fake.push(last!),
   outbound: async () =>
     fake.posted.map((message) => ({
       conversationId: message.conversationId,
