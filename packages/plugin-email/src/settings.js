@@ -82,6 +82,14 @@ export const settingsOf = (config, env) => {
   if (!ADDRESS.test(fromAddress)) {
     throw new Error("email: set fromAddress (the username is not an e-mail address)")
   }
+  // Aide's gateway compares sender ids exactly, and the channel passes From addresses lower-cased:
+  // an address written with capitals would never match, silently. Say so instead.
+  const capitalised = textOf(config.allowFrom)
+    .split(/[\s,;]+/)
+    .find((address) => address !== address.toLowerCase())
+  if (capitalised !== undefined) {
+    throw new Error(`email: write the allowFrom addresses in lower case (Aide compares them exactly): ${capitalised}`)
+  }
   const allowFrom = addressesOf(config.allowFrom)
   const wrong = allowFrom.find((address) => !ADDRESS.test(address))
   if (wrong !== undefined) throw new Error(`email: allowFrom holds something that is not an address: ${wrong}`)

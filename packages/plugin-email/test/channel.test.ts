@@ -474,6 +474,9 @@ describe("settings", () => {
     expect(() => email({ config: { ...base, password: "" }, env: {} })).toThrow(/EMAIL_PASSWORD/)
     expect(() => email({ config: { ...base, imapTls: "none" }, env: {} })).toThrow(/imapTls/)
     expect(() => email({ config: { ...base, allowFrom: "me at home" }, env: {} })).toThrow(/allowFrom/)
+    expect(() => email({ config: { ...base, allowFrom: "me@x.org, Ada@Example.com" }, env: {} })).toThrow(
+      /lower case.*Ada@Example\.com/,
+    )
     expect(() => email({ config: { ...base, pollSeconds: 0 }, env: {} })).toThrow(/pollSeconds/)
   })
   it("takes the password from EMAIL_PASSWORD and defaults the ports to the TLS mode", () => {
