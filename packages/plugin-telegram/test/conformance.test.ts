@@ -5,4 +5,8 @@ import { telegramDriver } from "./telegram-driver.js"
 // The channel conformance kit against the Telegram plugin over the fake Bot API (long polling).
 // Telegram never redelivers an update once its offset is confirmed, so `redeliverLast` is absent
 // and that check is skipped.
-runChannelConformance({ plugin: fileURLToPath(new URL("..", import.meta.url)), driver: telegramDriver() })
+runChannelConformance({
+  name: "telegram (long polling)",
+  plugin: fileURLToPath(new URL("..", import.meta.url)),
+  driver: telegramDriver(),
+})

@@ -1,4 +1,4 @@
-import type { ChannelDriver } from "@aide/testing/channels"
+import type { ChannelDriver, DriverKit } from "@aide/testing/channels"
 import { type FakeTelegram, startFakeTelegram } from "@aide/testing/fixtures"
 
 /** Visible text of Telegram HTML (what Telegram counts against its 4,096 limit). */
@@ -14,29 +14,55 @@ type Button = { readonly text: string; readonly callback_data: string }
 const buttonsOf = (sent: Readonly<Record<string, any>>): Array<Button> =>
   (sent.reply_markup?.inline_keyboard ?? []).flat() as Array<Button>
 
+const WEBHOOK_SECRET = "conformance-secret"
+
 /**
  * The conformance kit's driver for the Telegram plugin, over the fake Bot API: users write by
- * updates served to the plugin's long polling, and what the plugin sends is read back from the
+ * updates served to the plugin's long polling (or, in `webhook` mode, POSTed to its webhook with
+ * the secret token header, as Telegram does), and what the plugin sends is read back from the
  * fake's `sendMessage` calls. `fake()` is the fake of the current run (for extra checks).
  */
-export const telegramDriver = (): ChannelDriver & { readonly fake: () => FakeTelegram } => {
+export const telegramDriver = (
+  mode: "polling" | "webhook" = "polling",
+): ChannelDriver & { readonly fake: () => FakeTelegram } => {
   let fake: FakeTelegram | undefined
+  let kit: DriverKit | undefined
   let messageId = 1
+  let updateId = 1
+  /** Hands an update to the plugin the way the mode does. */
+  const deliver = async (update: Record<string, unknown>) => {
+    if (mode === "polling") return void current().pushUpdate(update)
+    const answer = await kit!.webhook({
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": WEBHOOK_SECRET },
+      body: JSON.stringify({ ...update, update_id: updateId++ }),
+    })
+    if (answer.status !== 200) throw new Error(`the webhook answered ${answer.status}: ${answer.body}`)
+  }
   const current = () => {
     if (fake === undefined) throw new Error("the fake Telegram is not started")
     return fake
   }
+  const dropConnection = async () => {
+    const fake = current()
+    // Wait for the poll to be open, so that there is a connection to drop.
+    for (let attempt = 0; attempt < 200 && fake.activePolls === 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    if (fake.dropPolls() === 0) throw new Error("no open poll to drop")
+  }
   return {
     fake: current,
-    start: async () => {
+    start: async (given) => {
+      kit = given
       fake = await startFakeTelegram()
-      return { config: { botToken: fake.token, ownerId: "100001", apiRoot: fake.apiRoot } }
+      const config = { botToken: fake.token, ownerId: "100001", apiRoot: fake.apiRoot }
+      return { config: mode === "polling" ? config : { ...config, mode, webhookSecret: WEBHOOK_SECRET } }
     },
     directConversation: (userId) => userId,
     groupConversation: "-100777",
     sendAsUser: async ({ senderId, conversationId, text, group, mentioned }) => {
       const body = mentioned === true ? `@aide_test_bot ${text}` : text
-      current().pushUpdate({
+      await deliver({
         message: {
           message_id: messageId++,
           date: Math.floor(Date.now() / 1000),
@@ -61,7 +87,7 @@ export const telegramDriver = (): ChannelDriver & { readonly fake: () => FakeTel
         .at(-1)
       if (asked === undefined) throw new Error(`no approval offered in ${conversationId}`)
       const button = buttonsOf(asked).find((candidate) => candidate.callback_data.startsWith(approved ? "a" : "d"))!
-      current().pushUpdate({
+      await deliver({
         callback_query: {
           id: `cb-${messageId++}`,
           from: { id: Number(senderId), is_bot: false, first_name: `User ${senderId}` },
@@ -77,14 +103,7 @@ export const telegramDriver = (): ChannelDriver & { readonly fake: () => FakeTel
       })
     },
     platformLimit: 4096,
-    dropConnection: async () => {
-      const fake = current()
-      // Wait for the poll to be open, so that there is a connection to drop.
-      for (let attempt = 0; attempt < 200 && fake.activePolls === 0; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 25))
-      }
-      if (fake.dropPolls() === 0) throw new Error("no open poll to drop")
-    },
+    ...(mode === "webhook" ? {} : { dropConnection }),
     stop: async () => {
       await fake?.close()
     },

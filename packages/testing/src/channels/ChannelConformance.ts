@@ -22,6 +22,8 @@ export interface ChannelConformanceOptions {
   readonly driver: ChannelDriver
   /** The channel to drive, when the plugin has several. */
   readonly channelId?: string
+  /** The suite's name (default the plugin folder), e.g. to run it twice in two modes. */
+  readonly name?: string
   /** Checks not to run (say why in your test); `reconnect` and the retry check are skipped by themselves without their driver method. */
   readonly skip?: ReadonlyArray<ConformanceCheck>
   /** How long to wait for each answer on the platform; default 15 s. */
@@ -102,9 +104,14 @@ export const runChannelConformance = (options: ChannelConformanceOptions): void 
       ...turns.map((turn) => ({ ...turn, match: (request: RecordedRequest) => lastUserText(request).includes(word) })),
     )
 
-  describe(`channel conformance: ${options.plugin}`, () => {
+  describe(`channel conformance: ${options.name ?? options.plugin}`, () => {
     beforeAll(async () => {
-      const { config, env } = await driver.start()
+      const { config, env } = await driver.start({
+        webhook: (request) => {
+          if (channel === undefined) throw new Error("conformance: the kernel is not started yet")
+          return channel.webhook(request)
+        },
+      })
       channel = await startChannel({
         directory: options.plugin,
         config: { ...config, allowFrom: owner, pairing: true },

@@ -8,8 +8,10 @@ export interface ChannelDriver {
    * Starts the fake platform and answers the plugin's settings pointing at it (base URL, token,
    * secrets…), without `enabled`, `allowFrom`, `pairing` or `groups`: the kit adds those, with
    * `userId(0)` as the only allowed sender. `env`: host variables the plugin's manifest declares.
+   * `kit.webhook` is how a webhook channel's platform calls Aide (usable once the suite's
+   * kernel is up, i.e. from `sendAsUser` on): keep it.
    */
-  readonly start: () => Promise<{
+  readonly start: (kit: DriverKit) => Promise<{
     readonly config: Readonly<Record<string, unknown>>
     readonly env?: Readonly<Record<string, string>>
   }>
@@ -71,6 +73,20 @@ export interface ChannelDriver {
   readonly redeliverLast?: () => Promise<void>
   /** Stops the fake platform (after the kernel is closed). */
   readonly stop: () => Promise<void>
+}
+
+/** What the kit gives the driver. */
+export interface DriverKit {
+  /**
+   * Delivers a request to the channel's webhook, as `POST /wh/<pluginId>/<channelId>` would
+   * (verified as the channel declared, rate-limited, handed to the plugin) and answers the
+   * HTTP answer the platform would get. Header names lower-case; `method` default POST.
+   */
+  readonly webhook: (request: {
+    readonly method?: string
+    readonly headers: Readonly<Record<string, string>>
+    readonly body: string
+  }) => Promise<{ readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string }>
 }
 
 /** The kit's user `n` on the driver's platform. */

@@ -2,7 +2,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { AppConfig, ChannelConversations, ChannelGateway, Inbox, type Kernel } from "@aide/kernel"
-import { Effect, type Layer, ManagedRuntime, Option } from "effect"
+import { Duration, Effect, type Layer, ManagedRuntime, Option } from "effect"
 import { testKernel } from "../effect/TestKernel.js"
 import { FakeModelServer } from "../FakeModelServer.js"
 import { approvalProbe } from "../fixtures/approvalProbe.js"
@@ -41,6 +41,12 @@ export interface ChannelHarness {
   readonly notify: (subject: string, body: string) => Promise<string>
   /** The inbox message's delivery status (`pending`, `sent`, `failed`). */
   readonly inboxStatus: (id: string) => Promise<string>
+  /** A request to the channel's webhook, as `POST /wh/<pluginId>/<channelId>` delivers it. */
+  readonly webhook: (request: {
+    readonly method?: string
+    readonly headers: Readonly<Record<string, string>>
+    readonly body: string
+  }) => Promise<{ readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string }>
   /** The realtime connection's state (null for a channel without one). */
   readonly connection: () => Promise<ChannelGateway.ConnectionStatus | null>
   readonly close: () => Promise<void>
@@ -63,6 +69,8 @@ export const startChannel = async (options: ChannelHarnessOptions): Promise<Chan
     plugins: { paths: [directory], env },
     tools: probe.tools,
     scheduler: { enabled: false },
+    // A suite's webhook deliveries all come from one "client": no rate limit in the way.
+    channelGateway: { webhooks: { rateLimit: { limit: 1_000_000, window: Duration.minutes(1) } } },
     pluginLoader: options.loader ?? { egress: { allowHttp: true, allowedKinds: ["loopback"] } },
   }) as Layer.Layer<Kernel.KernelServices, unknown>
   const runtime = ManagedRuntime.make(kernel)
@@ -129,6 +137,15 @@ export const startChannel = async (options: ChannelHarnessOptions): Promise<Chan
         ),
       ),
     inboxStatus: (id) => run(Effect.flatMap(Inbox.Inbox, (inbox) => Effect.map(inbox.get(id), (m) => m.status))),
+    webhook: (request) =>
+      gateway((g) =>
+        g.webhook(pluginId, channelId, {
+          method: request.method ?? "POST",
+          headers: request.headers,
+          body: request.body,
+          clientAddress: "127.0.0.1",
+        }),
+      ),
     connection: () =>
       gateway((g) => Effect.map(g.endpoints, (list) => list.find((entry) => entry.key === key)?.connection ?? null)),
     close,

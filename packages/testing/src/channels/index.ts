@@ -12,5 +12,5 @@ export {
   conformanceChecks,
   runChannelConformance,
 } from "./ChannelConformance.js"
-export { type ChannelDriver, userOf } from "./ChannelDriver.js"
+export { type ChannelDriver, type DriverKit, userOf } from "./ChannelDriver.js"
 export { type ChannelHarness, type ChannelHarnessOptions, startChannel } from "./ChannelHarness.js"
