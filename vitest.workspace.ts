@@ -60,6 +60,7 @@ const packages: Array<TestProjectConfiguration> = [
   "testing",
   "plugin",
   "plugin-telegram",
+  "plugin-email",
   "plugin-webhook",
   "plugin-web-fetch",
 ].map((name) => ({

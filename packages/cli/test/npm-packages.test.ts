@@ -21,6 +21,7 @@ const published = [
   "server",
   "cli",
   "plugin-telegram",
+  "plugin-email",
   "plugin-web-fetch",
   "plugin-webhook",
 ] as const

@@ -13,7 +13,9 @@ const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"))
 
 describe("the first-party plugins' manifests", () => {
   it("there are first-party plugins to check", () => {
-    expect(plugins).toEqual(expect.arrayContaining(["plugin-telegram", "plugin-webhook", "plugin-web-fetch"]))
+    expect(plugins).toEqual(
+      expect.arrayContaining(["plugin-telegram", "plugin-webhook", "plugin-web-fetch", "plugin-email"]),
+    )
   })
 
   describe.each(plugins)("%s", (name) => {
