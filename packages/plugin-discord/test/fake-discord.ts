@@ -26,6 +26,8 @@ export interface CreatedMessage {
   readonly components: ReadonlyArray<any>
   readonly nonce: string | undefined
   readonly allowedMentions: unknown
+  /** `performance.now()` when it was made. */
+  readonly createdAt: number
 }
 
 interface Session {
@@ -82,6 +84,7 @@ export const startFakeDiscord = async (options: FakeDiscordOptions = {}) => {
     tokenRevoked: false,
     forced429From: 0,
   }
+  const waiters: Array<(message: CreatedMessage) => void> = []
   let current: Connection | null = null
   let lastSession: Session | null = null
 
@@ -216,8 +219,10 @@ export const startFakeDiscord = async (options: FakeDiscordOptions = {}) => {
       components,
       nonce,
       allowedMentions: body?.allowed_mentions,
+      createdAt: performance.now(),
     }
     messages.push(message)
+    for (const waiter of waiters.splice(0)) waiter(message)
     if (nonce !== undefined) nonces.set(nonce, message)
     if (lastSession !== null) {
       dispatch(lastSession, "MESSAGE_CREATE", {
@@ -324,6 +329,8 @@ export const startFakeDiscord = async (options: FakeDiscordOptions = {}) => {
     connections,
     control,
     dmChannel: (userId: string) => dmChannels.get(userId),
+    /** The next message the bot creates. */
+    nextMessage: () => new Promise<CreatedMessage>((resolve) => waiters.push(resolve)),
     /** Whether a client is connected and identified or resumed. */
     ready: () => current !== null && current.session !== null && current.session.socket === current.socket,
     /** A user writes: MESSAGE_CREATE on the session (delivered now, or replayed on resume). */
