@@ -60,6 +60,7 @@ const packages: Array<TestProjectConfiguration> = [
   "plugin",
   "plugin-telegram",
   "plugin-discord",
+  "plugin-matrix",
   "plugin-webhook",
   "plugin-web-fetch",
 ].map((name) => ({
