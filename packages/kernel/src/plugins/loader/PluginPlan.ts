@@ -13,7 +13,7 @@ export interface ProcessPlan {
     readonly agents: ReadonlyArray<string>
     readonly channels: ReadonlyArray<string>
   }
-  /** The union of the permissions of the process's tool entries. */
+  /** The union of the permissions of the process's tool and channel entries. */
   readonly permissions: Permissions
 }
 
@@ -39,7 +39,8 @@ export const plan = (manifest: PluginManifest): ReadonlyArray<ProcessPlan> => {
   const sandboxed = tools.filter((tool) => tool.sandbox !== "host")
   const trusted = tools.filter((tool) => tool.sandbox === "host")
   const agents = (manifest.provides.agents ?? []).map((agent) => agent.entry)
-  const channels = (manifest.provides.channels ?? []).map((channel) => channel.entry)
+  const channelEntries = manifest.provides.channels ?? []
+  const channels = channelEntries.map((channel) => channel.entry)
   const plans: Array<ProcessPlan> = []
   if (sandboxed.length > 0 || agents.length > 0) {
     plans.push({
@@ -52,7 +53,7 @@ export const plan = (manifest: PluginManifest): ReadonlyArray<ProcessPlan> => {
     plans.push({
       trust: "host",
       entries: { tools: trusted.map((tool) => tool.entry), agents: [], channels },
-      permissions: union(trusted.map((tool) => tool.permissions ?? {})),
+      permissions: union([...trusted, ...channelEntries].map((entry) => entry.permissions ?? {})),
     })
   }
   return plans
