@@ -2,7 +2,8 @@
 /**
  * The Discord channel: a function of the plugin's settings (the loader calls it with
  * `{ config, env }`) returning a realtime channel on Discord's Gateway, with REST replies and
- * notifications. The network goes through the context's brokered `fetch` and `webSocket`.
+ * notifications. The network goes through the context's brokered `fetch` and `webSocket`
+ * (Aide opens them to the manifest's `permissions.network`), never through sockets of its own.
  */
 import { INTENTS, runGateway } from "./gateway.js"
 import { handleDispatch } from "./inbound.js"
@@ -11,7 +12,6 @@ import { createRest, DiscordApiError } from "./rest.js"
 
 /** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
 /** @typedef {import("@aide/plugin").ChannelDefinition} ChannelDefinition */
-/** @typedef {import("./gateway.js").Socket} Socket */
 
 export const DEFAULT_API_BASE = "https://discord.com/api/v10"
 
@@ -43,17 +43,6 @@ export const settingsOf = (config, env) => {
 }
 
 /**
- * The context's brokered network; `fetch` falls back to the global one where an older Aide gives none.
- * @param {ChannelContext} context
- */
-const networkOf = (context) => {
-  const brokered = /** @type {{ fetch?: typeof fetch, webSocket?: (url: string) => Socket }} */ (
-    /** @type {unknown} */ (context)
-  )
-  return { fetch: brokered.fetch ?? fetch, webSocket: brokered.webSocket }
-}
-
-/**
  * @typedef {object} DiscordOptions for tests: timing of the Gateway (see gateway.js), the clock of rate limits
  * @property {import("./gateway.js").Timing} [timing]
  * @property {() => number} [now]
@@ -69,26 +58,27 @@ export const createDiscord = ({ config, env }, options = {}) => {
   const memo = createNonceMemo(options.now)
   /** @type {string | null} */
   let botId = null
-  /** @type {typeof fetch} */
-  let currentFetch = fetch
+  /** @type {typeof fetch | null} */
+  let currentFetch = null
   // One client for the channel's life, so that its rate-limit buckets are shared by every call;
   // each entry point hands it the context's (brokered) fetch.
   const rest = createRest({
     apiBase: settings.apiBase,
     token: settings.botToken,
-    fetch: (input, init) => currentFetch(input, init),
+    fetch: (input, init) => {
+      if (currentFetch === null) throw new Error("discord: no context.fetch yet")
+      return currentFetch(input, init)
+    },
     ...(options.now === undefined ? {} : { now: options.now }),
   })
   /** @param {ChannelContext} context */
   const restOf = (context) => {
-    currentFetch = networkOf(context).fetch
+    currentFetch = context.fetch
     return rest
   }
   const openDm = createDmChannels(rest)
   /** @param {ChannelContext} context */
   const start = async (context) => {
-    const { webSocket } = networkOf(context)
-    if (webSocket === undefined) throw new Error("discord: this Aide gives channels no webSocket (context.webSocket)")
     restOf(context)
     const intents = INTENTS.DIRECT_MESSAGES | (settings.groups ? INTENTS.GUILD_MESSAGES : 0)
     await runGateway({
@@ -106,17 +96,12 @@ export const createDiscord = ({ config, env }, options = {}) => {
           throw error
         }
       },
-      connect: (url) => webSocket(url),
+      connect: (url) => context.webSocket(url),
       onReady: (user) => {
         botId = user.id
       },
       dispatch: (type, data) =>
-        handleDispatch(
-          { rest, groups: settings.groups, allowFrom: settings.allowFrom, botId: () => botId },
-          type,
-          data,
-          context,
-        ),
+        handleDispatch({ rest, groups: settings.groups, botId: () => botId }, type, data, context),
       log: context.log,
       signal: context.signal,
       ...(options.timing === undefined ? {} : { timing: options.timing }),

@@ -10,7 +10,7 @@
  * Code blocks are kept byte for byte. Mentions are never parsed (`allowed_mentions: { parse: [] }`
  * on every message), so an `@everyone` in an answer pings nobody.
  */
-import { splitMessage } from "./split.js"
+import { splitMessage } from "@aide/plugin"
 
 /** Discord's limit on a message's `content`. */
 export const MESSAGE_LIMIT = 2000

@@ -35,14 +35,7 @@ const NEW_SESSION = new Set([4007, 4009])
 const MAX_FRAME = 8 * 1024 * 1024
 
 /**
- * @typedef {object} Socket the WHATWG-style socket of `context.webSocket`
- * @property {number} readyState
- * @property {(data: string) => void} send
- * @property {(code?: number, reason?: string) => void} close
- * @property {((event: { data: unknown }) => void) | null} onmessage
- * @property {((event: { code: number, reason: string }) => void) | null} onclose
- * @property {((event: { message?: string }) => void) | null} onerror
- * @property {(() => void) | null} onopen
+ * @typedef {import("@aide/plugin").ChannelWebSocket} Socket the WHATWG-style socket of `context.webSocket`
  */
 
 /**
@@ -217,7 +210,7 @@ const connectOnce = (options, timing, base, session, startSeq, remember) =>
               d: {
                 token: options.token,
                 intents: options.intents,
-                properties: { os: process.platform, browser: "aide", device: "aide" },
+                properties: { os: "aide", browser: "aide", device: "aide" },
               },
             })
           }

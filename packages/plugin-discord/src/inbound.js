@@ -22,7 +22,6 @@ const EPHEMERAL = 1 << 6
  * @typedef {object} Inbound
  * @property {Rest} rest
  * @property {boolean} groups
- * @property {ReadonlyArray<string>} allowFrom
  * @property {() => string | null} botId the bot's user id, from READY
  */
 
@@ -90,21 +89,9 @@ const onInteraction = async (inbound, interaction, context) => {
   const user = interaction.user ?? interaction.member?.user
   const decision = approvalOf(String(interaction.data?.custom_id ?? ""))
   if (decision === null || typeof user?.id !== "string" || typeof interaction.channel_id !== "string") return
-  // In a DM the only other person is the one the assistant answered; in a guild channel anyone
-  // can click, so only an id on the allowlist may decide (the answer carries no sender to check).
-  const group = typeof interaction.guild_id === "string"
-  if (group && !inbound.allowFrom.includes(user.id)) {
-    context.log("discord: ignored an approval click from someone not on allowFrom", { userId: user.id })
-    await respond(
-      inbound.rest,
-      interaction,
-      { type: CHANNEL_MESSAGE_WITH_SOURCE, data: { content: "Only the owner can answer this.", flags: EPHEMERAL } },
-      context.signal,
-    )
-    return
-  }
   try {
-    await context.answerApproval({ conversationId: interaction.channel_id, ...decision })
+    // Aide checks the clicker like a message's sender: in a server channel anyone can click.
+    await context.answerApproval({ conversationId: interaction.channel_id, ...decision, sender: { id: user.id } })
   } catch (error) {
     context.log("discord: the approval answer was refused", { error: String(error) })
     await respond(

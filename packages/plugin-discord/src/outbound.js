@@ -9,7 +9,6 @@
  * failed part way and Aide sends it again (it retries a reply three times), the same reply gets
  * the same nonces back from `NonceMemo`, so the chunks that did go out are not posted twice.
  */
-import { randomBytes } from "node:crypto"
 import { toDiscordMessages } from "./format.js"
 
 /** @typedef {import("@aide/plugin").PendingApproval} PendingApproval */
@@ -79,8 +78,10 @@ export const approvalMessage = (approval) => {
   }
 }
 
-/** A fresh nonce: 20 base64url characters (Discord allows 25). */
-const freshNonce = () => randomBytes(15).toString("base64url")
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+/** A fresh nonce: 20 random base64url characters (Discord allows 25); Web Crypto, no `node:` import. */
+const freshNonce = () => Array.from(crypto.getRandomValues(new Uint8Array(20)), (byte) => ALPHABET[byte & 63]).join("")
 
 /**
  * The nonces of replies that failed, for the same reply sent again.

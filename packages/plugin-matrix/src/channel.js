@@ -41,17 +41,19 @@ export const settingsOf = (config, env) => {
  */
 const matrix = ({ config, env }) => {
   const settings = settingsOf(config, env)
-  /** @type {typeof fetch} */
-  let currentFetch = fetch
+  /** @type {typeof fetch | null} */
+  let currentFetch = null
   const client = createClient({
     homeserver: settings.homeserver,
     token: settings.accessToken,
-    fetch: (input, init) => currentFetch(input, init),
+    fetch: (input, init) => {
+      if (currentFetch === null) throw new Error("matrix: no context.fetch yet")
+      return currentFetch(input, init)
+    },
   })
   /** @param {ChannelContext} context */
   const clientOf = (context) => {
-    const brokered = /** @type {{ fetch?: typeof fetch }} */ (/** @type {unknown} */ (context)).fetch
-    currentFetch = brokered ?? fetch
+    currentFetch = context.fetch
     return client
   }
   const memo = createTxnMemo()

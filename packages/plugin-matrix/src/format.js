@@ -6,7 +6,7 @@
  * allows (`content/client-server-api/modules/instant_messaging.md`): p, br, strong, em, del,
  * code, pre, a, h1–h6, ul, ol, li, blockquote. Every piece of text is HTML-escaped.
  */
-import { splitMessage } from "./split.js"
+import { splitMessage } from "@aide/plugin"
 
 /**
  * Characters of Markdown per message. Matrix bounds a whole event at 65,536 bytes; the body and

@@ -9,7 +9,6 @@
  * retried with its transaction id; when a whole reply failed part way and Aide sends it again, the
  * same reply gets the same transaction ids back from the memo, so what went out is not sent twice.
  */
-import { randomBytes } from "node:crypto"
 import { enc, MatrixError } from "./client.js"
 import { escapeHtml, markdownToHtml, toMatrixContents } from "./format.js"
 
@@ -25,7 +24,8 @@ const INPUT_PREVIEW = 1500
 const MEMO_MS = 5 * 60_000
 
 /** A fresh transaction id (the spec suggests a random or timestamp-and-counter id). */
-const freshTxnId = () => `aide-${Date.now()}-${randomBytes(9).toString("base64url")}`
+const freshTxnId = () =>
+  `aide-${Date.now()}-${Array.from(crypto.getRandomValues(new Uint8Array(12)), (byte) => byte.toString(16).padStart(2, "0")).join("")}`
 
 /** @param {() => number} now */
 export const createTxnMemo = (now = Date.now) => {

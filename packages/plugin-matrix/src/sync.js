@@ -75,7 +75,8 @@ const onReaction = async (options, roomId, event, context) => {
   const approvalId = target?.content?.[APPROVAL_KEY]?.id
   if (target?.sender !== options.userId || typeof approvalId !== "string") return
   try {
-    await context.answerApproval({ conversationId: roomId, approvalId, approved })
+    // Aide checks who reacted like a message's sender.
+    await context.answerApproval({ conversationId: roomId, approvalId, approved, sender: { id: event.sender } })
   } catch (error) {
     context.log("matrix: the approval answer was refused", { error: String(error) })
   }
@@ -135,9 +136,8 @@ const handle = async (options, response, catchingUp, seen, context) => {
         else if (event.type === "m.room.message" && event.content?.msgtype === "m.text") {
           const text = textOf(event.content)
           if (text.trim() !== "") {
-            // `group` is the field issue 35 adds to InboundMessage: the rooms joined are DMs.
-            const inbound = { conversationId: roomId, text, sender: { id: event.sender }, group: false }
-            await context.receive(inbound)
+            // The rooms it joins are direct ones.
+            await context.receive({ conversationId: roomId, text, sender: { id: event.sender }, group: false })
           }
         }
       } catch (error) {
