@@ -47,6 +47,8 @@ export const startFakeHomeserver = async () => {
   // forced429From: the 429s wait until the bot has sent that many messages.
   const control = { forced429: 0, forced429From: 0, retryAfterMs: 150 as number | undefined, lostResponses: 0 }
   const waiters = new Set<() => void>()
+  const sentWaiters: Array<(event: MatrixEvent) => void> = []
+  const pollWaiters: Array<() => void> = []
   let pos = 0
   let counter = 0
 
@@ -71,6 +73,7 @@ export const startFakeHomeserver = async () => {
     }
     log.push({ pos: ++pos, event })
     wake()
+    if (sender === userId && type === "m.room.message") for (const waiter of sentWaiters.splice(0)) waiter(event)
     return event
   }
 
@@ -145,6 +148,7 @@ export const startFakeHomeserver = async () => {
         }
         const timer = setTimeout(done, timeout)
         waiters.add(done)
+        for (const waiter of pollWaiters.splice(0)) waiter()
         request.on("close", done)
       })
     }
@@ -291,6 +295,10 @@ export const startFakeHomeserver = async () => {
       log.filter((entry) => entry.event.sender === userId && entry.event.type === type).map((entry) => entry.event),
     /** Long polls waiting now. */
     waiting: () => waiters.size,
+    /** The next message the bot sends. */
+    nextSent: () => new Promise<MatrixEvent>((resolve) => sentWaiters.push(resolve)),
+    /** Resolves once a long poll is waiting (at once if one is). */
+    polling: () => (waiters.size > 0 ? Promise.resolve() : new Promise<void>((resolve) => pollWaiters.push(resolve))),
     close: async () => {
       if (!server.listening) return
       wake()
