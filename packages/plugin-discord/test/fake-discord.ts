@@ -52,6 +52,8 @@ export interface FakeDiscordOptions {
   readonly disallowedIntents?: number
   /** Messages per channel per window before a 429. */
   readonly bucket?: { readonly limit: number; readonly windowMs: number }
+  /** The DM channel id `POST /users/@me/channels` gives for a user; default a fresh snowflake. */
+  readonly dmChannelOf?: (userId: string) => string
 }
 
 const snowflake = (() => {
@@ -265,7 +267,7 @@ export const startFakeDiscord = async (options: FakeDiscordOptions = {}) => {
       const body = await readJson(request)
       const recipient = String(body?.recipient_id ?? "")
       if (!/^\d+$/.test(recipient)) return invalidForm(response, "recipient_id")
-      const id = dmChannels.get(recipient) ?? snowflake()
+      const id = dmChannels.get(recipient) ?? options.dmChannelOf?.(recipient) ?? snowflake()
       dmChannels.set(recipient, id)
       return json(response, 200, { id, type: 1, recipients: [{ id: recipient }] })
     }
