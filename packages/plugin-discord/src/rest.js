@@ -137,7 +137,9 @@ export const createRest = (options) => {
               : AbortSignal.any([request.signal, AbortSignal.timeout(TIMEOUT_MS)]),
         })
       } catch (error) {
-        if (request.signal?.aborted || request.idempotent !== true) throw error
+        // Aide's broker refuses a fetch past its per-plugin limits before sending anything: safe to retry.
+        const refused = error instanceof Error && error.message.startsWith("fetch refused")
+        if (request.signal?.aborted || (request.idempotent !== true && !refused)) throw error
         lastError = error
         await sleep(250 * 2 ** attempt, request.signal)
         continue

@@ -327,6 +327,20 @@ describe("sending", () => {
     expect(fake.messages.map((created) => created.content[0])).toEqual(["a", "b"])
   })
 
+  it("tries again when Aide's broker refuses a fetch (its per-plugin limits), even a non-idempotent one", async () => {
+    const { channel, context } = sender()
+    let refusals = 2
+    const brokered = {
+      ...context,
+      fetch: (async (...args: Parameters<typeof fetch>) => {
+        if (refusals-- > 0) throw new Error("fetch refused: more than 8 fetches in flight")
+        return fetch(...args)
+      }) as typeof fetch,
+    }
+    await channel.notify!({ subject: "s", body: "b", threadId: null }, brokered)
+    expect(fake.messages.map((message) => message.content)).toEqual(["**s**\n\nb"])
+  })
+
   it("notifies the owner in their DM, opened once", async () => {
     const { channel, context } = sender()
     await channel.notify!({ subject: "Daily *report*", body: "All good", threadId: null }, context)

@@ -68,7 +68,7 @@ const readBody = async (response) => {
  * @typedef {object} CallOptions
  * @property {unknown} [body]
  * @property {AbortSignal} [signal]
- * @property {boolean} [idempotent]
+ * @property {boolean} [idempotent] default: GET and PUT (Matrix's PUTs are idempotent by design)
  * @property {number} [timeoutMs] default 30 s
  */
 
@@ -81,6 +81,7 @@ export const createClient = (options) => {
    * @returns {Promise<any>}
    */
   const request = async (method, path, call = {}) => {
+    const idempotent = call.idempotent ?? (method === "GET" || method === "PUT")
     /** @type {unknown} */
     let lastError
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -98,7 +99,9 @@ export const createClient = (options) => {
           signal: call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]),
         })
       } catch (error) {
-        if (call.signal?.aborted || call.idempotent !== true) throw error
+        // Aide's broker refuses a fetch past its per-plugin limits before sending anything: safe to retry.
+        const refused = error instanceof Error && error.message.startsWith("fetch refused")
+        if (call.signal?.aborted || (!idempotent && !refused)) throw error
         lastError = error
         await sleep(250 * 2 ** attempt, call.signal)
         continue
@@ -118,7 +121,7 @@ export const createClient = (options) => {
         await sleep(waitMs, call.signal)
         continue
       }
-      if (response.status >= 500 && call.idempotent === true) {
+      if (response.status >= 500 && idempotent) {
         await response.body?.cancel()
         lastError = new MatrixError(response.status, undefined, `the homeserver answered ${response.status}`)
         await sleep(250 * 2 ** attempt, call.signal)

@@ -70,8 +70,14 @@ const onReaction = async (options, roomId, event, context) => {
   if (approved === null) return
   // The approval id is on the message reacted to; reading it back keeps nothing in memory.
   const target = await options.client
-    .request("GET", `/rooms/${enc(roomId)}/event/${enc(relation.event_id)}`, { signal: context.signal })
-    .catch(() => null)
+    .request("GET", `/rooms/${enc(roomId)}/event/${enc(relation.event_id)}`, {
+      signal: context.signal,
+      idempotent: true,
+    })
+    .catch((error) => {
+      context.log("matrix: the message reacted to could not be read", { roomId, error: String(error) })
+      return null
+    })
   const approvalId = target?.content?.[APPROVAL_KEY]?.id
   if (target?.sender !== options.userId || typeof approvalId !== "string") return
   try {
@@ -101,7 +107,12 @@ const onInvite = async (options, roomId, invite, context) => {
     context.log("matrix: ignored an invite from someone not on allowFrom", { inviter: own.sender })
     return
   }
-  await options.client.request("POST", `/rooms/${enc(roomId)}/join`, { body: {}, signal: context.signal })
+  // Joining a room one is in already changes nothing: safe to retry.
+  await options.client.request("POST", `/rooms/${enc(roomId)}/join`, {
+    body: {},
+    signal: context.signal,
+    idempotent: true,
+  })
   await options.onJoined(own.sender, roomId)
 }
 

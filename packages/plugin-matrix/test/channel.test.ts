@@ -233,6 +233,24 @@ describe("failures", () => {
     expect(fake.sent().map((event) => event.content.body[0])).toEqual(["e", "a", "b", "c"])
   })
 
+  it("tries again when Aide's broker refuses a fetch (its per-plugin limits), even a non-idempotent one", async () => {
+    const config = configOf()
+    const channel = matrix({ config, env: {} }) as ChannelDefinition
+    const { context } = makeContext(config)
+    let refusals = 3
+    const brokered = {
+      ...context,
+      fetch: (async (...args: Parameters<typeof fetch>) => {
+        if (refusals-- > 0) throw new Error("fetch refused: rate limited (10 a second); try again later")
+        return fetch(...args)
+      }) as typeof fetch,
+    }
+    // whoami, m.direct and createRoom (a POST) each meet a refusal first.
+    await channel.notify!({ subject: "s", body: "b", threadId: null }, brokered)
+    expect(fake.created).toHaveLength(1)
+    expect(fake.sent().map((event) => event.content.body)).toEqual(["s\n\nb"])
+  })
+
   it("notifies the owner in a DM room it opens once and records in m.direct", async () => {
     const config = configOf()
     const channel = matrix({ config, env: {} }) as ChannelDefinition

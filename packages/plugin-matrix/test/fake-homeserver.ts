@@ -56,8 +56,9 @@ export const startFakeHomeserver = async () => {
     for (const waiter of waiters) waiter()
     waiters.clear()
   }
-  const newRoom = () => {
-    const roomId = `!r${++counter}${randomBytes(4).toString("hex")}:fake.test`
+  const pollSockets = new Set<import("node:net").Socket>()
+  const newRoom = (given?: string) => {
+    const roomId = given ?? `!r${++counter}${randomBytes(4).toString("hex")}:fake.test`
     rooms.set(roomId, { members: new Map(), invite: null })
     return roomId
   }
@@ -148,10 +149,12 @@ export const startFakeHomeserver = async () => {
         }
         const timer = setTimeout(done, timeout)
         waiters.add(done)
+        pollSockets.add(request.socket)
         for (const waiter of pollWaiters.splice(0)) waiter()
         request.on("close", done)
       })
     }
+    pollSockets.delete(request.socket)
     if (!response.destroyed) json(response, 200, syncBody(since))
   }
 
@@ -269,8 +272,8 @@ export const startFakeHomeserver = async () => {
     accountWrites,
     created,
     /** Someone invites the bot into a new room. */
-    invite: (input: { from: string; isDirect?: boolean }) => {
-      const roomId = newRoom()
+    invite: (input: { from: string; isDirect?: boolean; roomId?: string }) => {
+      const roomId = newRoom(input.roomId)
       const room = rooms.get(roomId)!
       room.members.set(input.from, "join")
       room.members.set(userId, "invite")
@@ -290,6 +293,20 @@ export const startFakeHomeserver = async () => {
     react: (roomId: string, sender: string, eventId: string, key: string) =>
       append(roomId, "m.reaction", sender, { "m.relates_to": { rel_type: "m.annotation", event_id: eventId, key } })
         .event_id,
+    /** The same event once more, at a new stream position (a server replaying what it sent). */
+    redeliver: (eventId: string) => {
+      const entry = log.find((candidate) => candidate.event.event_id === eventId)
+      if (entry === undefined) throw new Error(`fake homeserver: no event ${eventId}`)
+      log.push({ pos: ++pos, event: entry.event })
+      wake()
+    },
+    /** Cuts the connections of the long polls waiting now (the client sees a network error). */
+    dropPolls: () => {
+      const count = pollSockets.size
+      for (const socket of pollSockets) socket.destroy()
+      pollSockets.clear()
+      return count
+    },
     /** Events the bot sent, in order. */
     sent: (type = "m.room.message") =>
       log.filter((entry) => entry.event.sender === userId && entry.event.type === type).map((entry) => entry.event),
