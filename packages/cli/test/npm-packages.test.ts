@@ -21,6 +21,8 @@ const published = [
   "server",
   "cli",
   "plugin-telegram",
+  "plugin-discord",
+  "plugin-matrix",
   "plugin-web-fetch",
   "plugin-webhook",
 ] as const

@@ -2,7 +2,13 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 
 /** The first-party plugins shipped with the server (each its own package; disabled until enabled). */
-const firstParty = ["@aide/plugin-telegram", "@aide/plugin-webhook", "@aide/plugin-web-fetch"] as const
+const firstParty = [
+  "@aide/plugin-telegram",
+  "@aide/plugin-discord",
+  "@aide/plugin-matrix",
+  "@aide/plugin-webhook",
+  "@aide/plugin-web-fetch",
+] as const
 
 const require = createRequire(import.meta.url)
 
