@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AppConfig, Inbox, TitleGenerator } from "@aide/kernel"
 import { FakeModelServer } from "@aide/testing"
-import { approvalProbe, mcpStdioServerPath } from "@aide/testing/fixtures"
+import { approvalProbe, mcpStdioServerPath, startFakeTelegram } from "@aide/testing/fixtures"
 import { Effect } from "effect"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
@@ -565,6 +565,74 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     expect(listed.provides.tools.toolIds).toEqual(["greeter:hello"])
     await card.getByRole("checkbox", { name: "Enabled" }).click()
     await card.getByText("Disabled: its code does not run.").waitFor()
+  })
+
+  it("a channel plugin's card: a stranger's pairing request approved there; a failing connection says why", async () => {
+    const telegram = await startFakeTelegram()
+    const enable = (botToken: string) =>
+      api("/api/config", {
+        method: "PATCH",
+        body: {
+          plugins: {
+            telegram: { enabled: true, botToken, ownerId: "4242", apiRoot: telegram.apiRoot, pairing: true },
+          },
+        },
+      })
+    const telegramView = async () =>
+      (await api("/api/plugins")).body.plugins.find((p: { id: string }) => p.id === "telegram")
+    const reopen = async () => {
+      await section("Chat").click()
+      await section("Tools").click()
+    }
+    const card = page.locator("li.card", { has: page.getByRole("heading", { name: "Telegram", exact: true }) })
+    try {
+      expect((await enable(telegram.token)).status).toBe(200)
+      await expect
+        .poll(async () => (await telegramView()).provides.channels.connection?.state, { timeout: 20_000 })
+        .toBe("connected")
+      telegram.pushUpdate({
+        message: {
+          message_id: 1,
+          date: 1,
+          chat: { id: 777, type: "private" },
+          from: { id: 777, is_bot: false, first_name: "Eve" },
+          text: "let me in",
+        },
+      })
+      await expect
+        .poll(async () => (await api("/api/plugins/telegram/pairings")).body.pairings.length, { timeout: 10_000 })
+        .toBe(1)
+      const code = (await api("/api/plugins/telegram/pairings")).body.pairings[0].code as string
+      await reopen()
+      await card.getByText("Connected.").waitFor()
+      await card
+        .getByRole("list", { name: "Pairing requests" })
+        .screenshot({ path: join(screenshots, "plugin-pairing.png") })
+      await card.getByRole("button", { name: `Approve ${code}` }).click()
+      await card.getByRole("button", { name: "Remove 777" }).waitFor()
+      expect((await api("/api/plugins/telegram/pairings")).body.senders).toMatchObject([{ senderId: "777" }])
+      // The owner was told in the inbox too.
+      const notices = (await api("/api/inbox")).body.messages as Array<{ subject: string; body: string }>
+      expect(notices.find((entry) => entry.subject === "Pairing request on Telegram")?.body).toContain(code)
+      expect(telegram.sent.filter((sent) => String(sent.chat_id) === "777")).toEqual([])
+      expect(await seriousViolations(page)).toEqual([])
+
+      expect((await enable("999:wrong-token")).status).toBe(200)
+      await expect
+        .poll(async () => (await telegramView()).provides.channels.connection?.state, { timeout: 20_000 })
+        .toBe("reconnecting")
+      await reopen()
+      await card.getByText(/Connection failing \(\d+ in a row\): .*401/).waitFor()
+    } finally {
+      await api("/api/config", { method: "PATCH", body: { plugins: { telegram: { enabled: false } } } })
+      await telegram.close()
+      // The owner's notice of the request: gone, so that the inbox test counts only its own.
+      const inbox = (await api("/api/inbox")).body.messages as Array<{ id: string; subject: string }>
+      for (const message of inbox.filter((entry) => entry.subject === "Pairing request on Telegram"))
+        await api(`/api/inbox/${message.id}`, { method: "DELETE" })
+      // The unread badge polls every 5 s: wait until it no longer counts the notice.
+      await expect.poll(() => section("Inbox").locator(".badge").count(), { timeout: 10_000 }).toBe(0)
+    }
   })
 
   it("inbox actions: mark read and unread, archive (and find it under Archived), delete", async () => {
