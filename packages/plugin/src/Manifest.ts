@@ -66,6 +66,12 @@ export interface AgentEntry {
 
 export interface ChannelEntry {
   readonly entry: string
+  /**
+   * `host` (default: full trust, kept for the channels written before) or `compartment`: the
+   * channel runs in SES and reaches its platform only through `context.fetch`, `webSocket` and
+   * `connect` (docs/plugin-sandbox.md).
+   */
+  readonly sandbox?: "compartment" | "host"
   /** Its `network` is the hosts of the channel's `context.fetch`, `webSocket` and `connect`. */
   readonly permissions?: Permissions
 }

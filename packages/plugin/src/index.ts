@@ -262,7 +262,9 @@ export interface ChannelSocket {
 }
 
 /**
- * A messaging channel. Channels run with full trust (`host`) in the plugin's own process.
+ * A messaging channel. It runs in the plugin's own process: with full trust (`host`, the
+ * default) or, when its manifest entry says `sandbox: "compartment"`, in SES, where its context's
+ * `fetch`, `webSocket` and `connect` are its only network.
  * - `webhook`: Aide serves `POST /wh/<pluginId>/<channelId>` (public, rate-limited, verified as
  *   declared) and hands each verified request to `handle`.
  * - `realtime`: `start` keeps a connection (long polling, a socket) and resolves or rejects when

@@ -132,6 +132,10 @@ export const AgentEntry = Schema.Struct({
 
 export const ChannelEntry = Schema.Struct({
   entry: EntryPath,
+  sandbox: Schema.optionalWith(Schema.Literal("compartment", "host"), { exact: true }).annotations({
+    description:
+      "Where the channel's code runs: `host` (the default: full trust, as every channel before) or `compartment` (SES, reaching the network only through its context)",
+  }),
   permissions: Schema.optionalWith(Permissions, { exact: true }).annotations({
     description: "What the channel may use: its `network` is the hosts of its context.fetch, webSocket and connect",
   }),

@@ -107,6 +107,7 @@ const options = (trust: "host" | "compartment") => ({
   trust,
   entries: { tools: [], agents: [], channels: ["channel.mjs"] },
   permissions: {
+    time: true,
     network: [
       "a.example.com",
       "private.example.com",
@@ -213,6 +214,10 @@ describe.each(["host", "compartment"] as const)("a %s channel's network", (trust
     })
   })
 
+  it("has timers with the time grant", async () => {
+    expect(await run(plugin, { op: "timer" })).toEqual({ handle: true, order: ["timeout"], decoded: "hi" })
+  })
+
   it("fetches from the host of a config: entry (the owner's setting)", async () => {
     expect(await run(plugin, { op: "fetch", url: `http://127.0.0.1:${httpPort}/x` })).toEqual({
       status: 200,
@@ -255,6 +260,26 @@ describe.each(["host", "compartment"] as const)("a %s channel's network", (trust
     await eventually(async () => held().length === before + 1)
     process.kill((await Effect.runPromise(plugin.pid)) as number, "SIGKILL")
     await eventually(async () => held()[before]?.closed === true)
+  })
+})
+
+describe("a channel's sockets, bounded", () => {
+  it("refuses a socket past the open cap, and openings past the rate", async () => {
+    const plugin = await startPlugin({
+      ...options("host"),
+      limits: { sockets: { open: 2, opens: { inFlight: 8, perSecond: 1, burst: 4 } } },
+    })
+    const url = `ws://a.example.com:${wsPort}/echo`
+    expect((await run(plugin, { op: "wsMany", url, count: 3 })).ends).toEqual([
+      "open",
+      "open",
+      "webSocket refused: more than 2 sockets open",
+    ])
+    // The three above took three of the four tokens; the second of these two finds none.
+    expect((await run(plugin, { op: "wsMany", url, count: 2 })).ends).toEqual([
+      "open",
+      "socket refused: rate limited (1 socket openings a second, bursts of 4); try again later",
+    ])
   })
 })
 

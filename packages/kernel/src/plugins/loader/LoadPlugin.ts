@@ -59,7 +59,7 @@ const modulesOf = (
   const cacheDir = folderOf(modulesDir, plugin.id)
   // Not reached with a checked manifest (its id is one path segment): no cache rather than one elsewhere.
   if (cacheDir === undefined) return Effect.succeed(undefined)
-  const entries = [...processPlan.entries.tools, ...processPlan.entries.agents]
+  const entries = [...processPlan.entries.tools, ...processPlan.entries.agents, ...processPlan.entries.channels]
   return precompile({ directory: plugin.directory, entries, cacheDir, memoryMb }).pipe(
     Effect.tap((summary) => Effect.logDebug("plugin modules precompiled", summary)),
     Effect.catchAll((error) =>

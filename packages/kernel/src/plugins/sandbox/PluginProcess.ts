@@ -104,6 +104,9 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
     const limits = { ...defaults, ...options.limits }
     // Bounded before anything else looks at a request; one bucket per plugin process, kept across
     // restarts. The broker sends all it is let in at once: a fetch is in flight or refused, never queued.
+    // What the watchdog needs to tell "in a call" from "idle".
+    let inFlight = 0
+    let busySinceTick = false
     const fetchLimits = { ...defaultFetchLimits, ...options.limits?.fetch }
     const network = NetPolicy.resolve(options.permissions.network ?? [], options.config)
     const brokered = BrokeredFetch.make(network.entries, {
@@ -123,6 +126,10 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
             ca: options.tlsCa,
           },
           { ...SocketBroker.defaultSocketLimits, ...options.limits?.sockets },
+          // A socket's events are work the host hands the plugin, like a call.
+          () => {
+            busySinceTick = true
+          },
         ),
       ),
       (broker) => Effect.sync(() => broker.closeAll()),
@@ -185,9 +192,6 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
         message: `plugin ${options.pluginId}: ${known.message ?? String(failure)}`,
       })
     }
-    // What the watchdog needs to tell "in a call" from "idle".
-    let inFlight = 0
-    let busySinceTick = false
     const watchdog = options.limits?.watchdog
     if (watchdog !== null) {
       if (!watchdogSupported) write("warn", "no CPU watchdog between calls on this platform (it reads /proc)")

@@ -56,7 +56,12 @@ export interface SocketBroker {
   readonly openCount: () => number
 }
 
-export const make = (options: Omit<OpenOptions, "maxMessageBytes" | "connectTimeoutMs">, limits: SocketLimits) => {
+export const make = (
+  options: Omit<OpenOptions, "maxMessageBytes" | "connectTimeoutMs">,
+  limits: SocketLimits,
+  /** Called for each event sent to a plugin: the work it causes there is asked for (the CPU watchdog). */
+  delivered: () => void = () => undefined,
+) => {
   const open: OpenOptions = {
     ...options,
     maxMessageBytes: limits.maxMessageBytes,
@@ -74,6 +79,7 @@ export const make = (options: Omit<OpenOptions, "maxMessageBytes" | "connectTime
     else entry.socket?.resume()
   }
   const emit = (id: string, entry: Entry, event: Record<string, unknown>) => {
+    delivered()
     entry.unacked += 1
     if (entry.unacked >= limits.unacked) pause(entry, true)
     entry.peer
@@ -96,9 +102,9 @@ export const make = (options: Omit<OpenOptions, "maxMessageBytes" | "connectTime
     if (entry === undefined) throw new Error("the socket is closed")
     return entry
   }
-  const reserve = (peer: Peer, id: string, entry: Entry) => {
-    if (sockets.get(peer)?.has(id) === true) throw new Error("an id already in use")
-    if (count >= limits.open) throw new Error(`more than ${limits.open} sockets open`)
+  const reserve = (method: string, peer: Peer, id: string, entry: Entry) => {
+    if (sockets.get(peer)?.has(id) === true) throw new Error(`${method} refused: an id already in use`)
+    if (count >= limits.open) throw new Error(`${method} refused: more than ${limits.open} sockets open`)
     const own = sockets.get(peer) ?? new Map<string, Entry>()
     sockets.set(peer, own)
     own.set(id, entry)
@@ -127,7 +133,7 @@ export const make = (options: Omit<OpenOptions, "maxMessageBytes" | "connectTime
     refuse("webSocket")
     const request = decodeOr(WsOpen, "webSocket")(params)
     const entry: Entry = { peer, unacked: 0, paused: false }
-    reserve(peer, request.id, entry)
+    reserve("webSocket", peer, request.id, entry)
     let ws: WebSocket
     try {
       ws = await openWebSocket(request, open)
@@ -157,7 +163,7 @@ export const make = (options: Omit<OpenOptions, "maxMessageBytes" | "connectTime
     refuse("connect")
     const request = decodeOr(NetConnect, "connect")(params)
     const entry: Entry = { peer, unacked: 0, paused: false }
-    reserve(peer, request.id, entry)
+    reserve("connect", peer, request.id, entry)
     let socket: Net.Socket
     try {
       socket = await openSocket(request, open, signal)
