@@ -5,13 +5,12 @@
  * notifications. The network goes through the context's brokered `fetch` and `webSocket`
  * (Aide opens them to the manifest's `permissions.network`), never through sockets of its own.
  */
+/** @import { ChannelContext, ChannelDefinition } from "@aide/plugin" */
+/** @import { Timing } from "./gateway.js" */
 import { INTENTS, runGateway } from "./gateway.js"
 import { handleDispatch } from "./inbound.js"
 import { createDmChannels, createNonceMemo, sendNotification, sendReply } from "./outbound.js"
 import { createRest, DiscordApiError } from "./rest.js"
-
-/** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
-/** @typedef {import("@aide/plugin").ChannelDefinition} ChannelDefinition */
 
 export const DEFAULT_API_BASE = "https://discord.com/api/v10"
 
@@ -44,7 +43,7 @@ export const settingsOf = (config, env) => {
 
 /**
  * @typedef {object} DiscordOptions for tests: timing of the Gateway (see gateway.js), the clock of rate limits
- * @property {import("./gateway.js").Timing} [timing]
+ * @property {Timing} [timing]
  * @property {() => number} [now]
  */
 

@@ -13,6 +13,7 @@
  *   with the reason; Aide shows it and restarts the channel with its long backoff, so a bad
  *   token does not spin.
  */
+/** @import { ChannelWebSocket } from "@aide/plugin" */
 import { sleep } from "./rest.js"
 
 export const INTENTS = { GUILD_MESSAGES: 1 << 9, DIRECT_MESSAGES: 1 << 12, MESSAGE_CONTENT: 1 << 15 }
@@ -35,7 +36,7 @@ const NEW_SESSION = new Set([4007, 4009])
 const MAX_FRAME = 8 * 1024 * 1024
 
 /**
- * @typedef {import("@aide/plugin").ChannelWebSocket} Socket the WHATWG-style socket of `context.webSocket`
+ * @typedef {ChannelWebSocket} Socket the WHATWG-style socket of `context.webSocket`
  */
 
 /**

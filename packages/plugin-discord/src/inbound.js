@@ -6,10 +6,9 @@
  * channel itself drops only what is never meant for the assistant: bots (itself included),
  * system messages, and guild messages that do not mention it or arrive while `groups` is off.
  */
+/** @import { ChannelContext } from "@aide/plugin" */
+/** @import { Rest } from "./rest.js" */
 import { approvalOf } from "./outbound.js"
-
-/** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
-/** @typedef {import("./rest.js").Rest} Rest */
 
 /** Message types that carry what a person wrote: DEFAULT and REPLY. */
 const USER_MESSAGE_TYPES = new Set([0, 19])

@@ -9,10 +9,9 @@
  * failed part way and Aide sends it again (it retries a reply three times), the same reply gets
  * the same nonces back from `NonceMemo`, so the chunks that did go out are not posted twice.
  */
+/** @import { Notification, OutgoingMessage, PendingApproval } from "@aide/plugin" */
+/** @import { Rest } from "./rest.js" */
 import { toDiscordMessages } from "./format.js"
-
-/** @typedef {import("@aide/plugin").PendingApproval} PendingApproval */
-/** @typedef {import("./rest.js").Rest} Rest */
 
 /** Discord's limit on a button's `custom_id`. */
 export const CUSTOM_ID_LIMIT = 100
@@ -141,7 +140,7 @@ const post = async (rest, memo, channelId, key, bodies, signal) => {
  * A reply: its text, then one message with buttons per pending approval.
  * @param {Rest} rest
  * @param {NonceMemo} memo
- * @param {import("@aide/plugin").OutgoingMessage} message
+ * @param {OutgoingMessage} message
  * @param {AbortSignal} [signal]
  */
 export const sendReply = async (rest, memo, message, signal) => {
@@ -179,7 +178,7 @@ export const createDmChannels = (rest) => {
  * @param {Rest} rest
  * @param {NonceMemo} memo
  * @param {string} channelId
- * @param {import("@aide/plugin").Notification} notification
+ * @param {Notification} notification
  * @param {AbortSignal} [signal]
  */
 export const sendNotification = async (rest, memo, channelId, notification, signal) => {

@@ -4,12 +4,10 @@
  * long-polls `/sync` (see sync.js), replies with `m.notice` messages and takes approvals as
  * reactions. The network goes through the context's brokered `fetch`.
  */
+/** @import { ChannelContext, ChannelDefinition } from "@aide/plugin" */
 import { createClient, enc, MatrixError } from "./client.js"
 import { createTxnMemo, sendNotification, sendReply } from "./outbound.js"
 import { runSync } from "./sync.js"
-
-/** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
-/** @typedef {import("@aide/plugin").ChannelDefinition} ChannelDefinition */
 
 /** @param {unknown} value */
 const textOf = (value) => (typeof value === "string" || typeof value === "number" ? String(value).trim() : "")

@@ -9,11 +9,10 @@
  * retried with its transaction id; when a whole reply failed part way and Aide sends it again, the
  * same reply gets the same transaction ids back from the memo, so what went out is not sent twice.
  */
+/** @import { Client } from "./client.js" */
+/** @import { Notification, OutgoingMessage, PendingApproval } from "@aide/plugin" */
 import { enc, MatrixError } from "./client.js"
 import { escapeHtml, markdownToHtml, toMatrixContents } from "./format.js"
-
-/** @typedef {import("./client.js").Client} Client */
-/** @typedef {import("@aide/plugin").PendingApproval} PendingApproval */
 
 /** The key of the approval id in an approval message's content (custom keys are namespaced). */
 export const APPROVAL_KEY = "org.aide.approval"
@@ -120,7 +119,7 @@ const sendEvents = async (client, memo, roomId, key, events, signal) => {
  * the owner answers with one tap on either.
  * @param {Client} client
  * @param {TxnMemo} memo
- * @param {import("@aide/plugin").OutgoingMessage} message
+ * @param {OutgoingMessage} message
  * @param {AbortSignal} [signal]
  */
 export const sendReply = async (client, memo, message, signal) => {
@@ -158,7 +157,7 @@ export const sendReply = async (client, memo, message, signal) => {
  * @param {Client} client
  * @param {TxnMemo} memo
  * @param {string} roomId
- * @param {import("@aide/plugin").Notification} notification
+ * @param {Notification} notification
  * @param {AbortSignal} [signal]
  */
 export const sendNotification = async (client, memo, roomId, notification, signal) => {

@@ -10,11 +10,10 @@
  * a moved connection resumes from the last handled batch and does not answer old messages.
  * A bot with no token yet (first start) syncs once without answering anything: history stays history.
  */
+/** @import { ChannelContext } from "@aide/plugin" */
+/** @import { Client } from "./client.js" */
 import { enc, MatrixError, sleep } from "./client.js"
 import { APPROVAL_KEY, APPROVE, DENY } from "./outbound.js"
-
-/** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
-/** @typedef {import("./client.js").Client} Client */
 
 export const SYNC_DATA_TYPE = "org.aide.channel.sync"
 const POLL_MS = 30_000
