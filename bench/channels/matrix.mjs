@@ -1,69 +1,42 @@
-#!/usr/bin/env node
-// Matrix channel latency over the fake homeserver (packages/plugin-matrix/test/fake-homeserver.ts):
-// from a user's `m.room.message` arriving at the fake to the first event the channel sends back,
-// with an assistant that answers at once (the channel's `receive` calls its `send`), so the
-// figure is the channel's own path: long poll woken → sync parsed → receive → Markdown to HTML →
-// PUT with a transaction id (plus the `since` save in account data). Prints the median and p95 in ms.
+// Matrix: time from a platform message to the first outbound message, over the fake homeserver
+// (packages/plugin-matrix/test/fake-homeserver.ts). The plugin is loaded by a real kernel (the
+// conformance kit's harness, SQLite in a temporary folder), long-polls `/sync` through Aide's
+// brokered fetch, and each owner message is answered through the fake model. The clock runs from
+// the `m.room.message` entering the fake (which wakes the waiting long poll) to the fake storing
+// the answer: the sync, the gateway, the chat run, the PUT with its transaction id.
 //
-//   node bench/channels/matrix.mjs      # env MESSAGES [300], WARMUP [20]
-import path from "node:path"
-import { pathToFileURL } from "node:url"
+//   node --import tsx bench/channels/matrix.mjs     # env BENCH_MESSAGES [40], BENCH_WARMUP [5]
+import { fileURLToPath } from "node:url"
+import { startFakeHomeserver } from "../../packages/plugin-matrix/test/fake-homeserver.ts"
+import { startChannel } from "../../packages/testing/src/channels/ChannelHarness.ts"
+import { measure, report } from "./support.mjs"
 
-const plugin = path.resolve(import.meta.dirname, "../../packages/plugin-matrix")
-// The fake is TypeScript: tsx's loader lets this script import it as is.
-const { register } = await import("tsx/esm/api")
-register()
-const { startFakeHomeserver } = await import(pathToFileURL(path.join(plugin, "test/fake-homeserver.ts")).href)
-const { default: matrix } = await import(pathToFileURL(path.join(plugin, "src/channel.js")).href)
-
-const MESSAGES = Number(process.env.MESSAGES ?? 300)
-const WARMUP = Number(process.env.WARMUP ?? 20)
 const OWNER = "@ada:fake.test"
-
 const fake = await startFakeHomeserver()
 const room = fake.roomWith(OWNER)
-const config = { homeserverUrl: fake.homeserverUrl, accessToken: fake.token, allowFrom: OWNER }
-const channel = matrix({ config, env: {} })
-const controller = new AbortController()
-const context = {
-  env: {},
-  config,
-  signal: controller.signal,
-  log: () => undefined,
-  receive: async (message) => {
-    // An assistant with nothing to think about: the reply goes out at once.
-    channel
-      .send({ conversationId: message.conversationId, text: `**echo** ${message.text}`, approvals: [] }, context)
-      .catch(() => undefined)
-  },
-  answerApproval: async () => undefined,
-  fetch,
-}
-const running = channel.realtime.start(context)
+const channel = await startChannel({
+  directory: fileURLToPath(new URL("../../packages/plugin-matrix", import.meta.url)),
+  config: { homeserverUrl: fake.homeserverUrl, accessToken: fake.token, allowFrom: OWNER },
+})
 await fake.polling()
-
-const samples = []
-for (let index = 0; index < WARMUP + MESSAGES; index++) {
-  const sent = fake.nextSent()
+const times = await measure(async (index) => {
+  const text = `ping ${index}`
+  channel.model.script({
+    text: `pong ${index}`,
+    match: (request) => JSON.stringify(request.body.messages).includes(text),
+  })
+  const answered = (async () => {
+    while (!String((await fake.nextSent()).content.body).includes(`pong ${index}`));
+  })()
   const started = performance.now()
-  fake.message(room, OWNER, `message ${index}`)
-  await sent
-  if (index >= WARMUP) samples.push(performance.now() - started)
-  // The next message only once the channel is back in its long poll.
+  fake.message(room, OWNER, text)
+  await answered
+  const elapsed = performance.now() - started
+  // The next message once the channel waits in its long poll again (as a quiet room would find it).
   await fake.polling()
-}
-controller.abort()
-await running
+  return elapsed
+})
+await channel.close()
 await fake.close()
-
-samples.sort((a, b) => a - b)
-const at = (q) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]
-console.log(
-  JSON.stringify({
-    channel: "matrix",
-    messages: MESSAGES,
-    medianMs: +at(0.5).toFixed(2),
-    p90Ms: +at(0.9).toFixed(2),
-    p95Ms: +at(0.95).toFixed(2),
-  }),
-)
+report("matrix", times)
+process.exit(0)
