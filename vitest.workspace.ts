@@ -61,6 +61,8 @@ const packages: Array<TestProjectConfiguration> = [
   "plugin",
   "plugin-telegram",
   "plugin-email",
+  "plugin-discord",
+  "plugin-matrix",
   "plugin-webhook",
   "plugin-web-fetch",
 ].map((name) => ({

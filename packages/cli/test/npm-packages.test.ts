@@ -22,6 +22,8 @@ const published = [
   "cli",
   "plugin-telegram",
   "plugin-email",
+  "plugin-discord",
+  "plugin-matrix",
   "plugin-web-fetch",
   "plugin-webhook",
 ] as const

@@ -31,6 +31,8 @@ export const lockdownOptions = {
 /** The vetted copy of `@aide/plugin`'s runtime, the one package a sandboxed plugin may import. */
 export const sdkSpecifier = "@aide/plugin"
 export const sdkFile = fileURLToPath(new URL("./sdk/aide-plugin.mjs", import.meta.url))
+/** The copy's own folder: its modules (the generated `split.mjs`) may be imported by it. */
+const sdkDir = path.dirname(sdkFile)
 
 /** Largest module read, and most modules of one plugin process. */
 export const limits = { moduleBytes: 4 * 1024 * 1024, modules: 1000 }
@@ -53,7 +55,8 @@ export const moduleFile = async (root, url) => {
   const file = await fs.realpath(fileURLToPath(url)).catch(() => {
     throw new Error(`module ${url} not found`)
   })
-  if (file !== sdkFile && !within(root, file)) throw new Error(`import of ${url} refused: outside the plugin folder`)
+  if (!within(sdkDir, file) && !within(root, file))
+    throw new Error(`import of ${url} refused: outside the plugin folder`)
   const stat = await fs.stat(file)
   if (stat.size > limits.moduleBytes) throw new Error(`module ${url} is larger than ${limits.moduleBytes} bytes`)
   return file

@@ -7,6 +7,8 @@ const firstParty = [
   "@aide/plugin-webhook",
   "@aide/plugin-web-fetch",
   "@aide/plugin-email",
+  "@aide/plugin-discord",
+  "@aide/plugin-matrix",
 ] as const
 
 const require = createRequire(import.meta.url)
