@@ -21,6 +21,8 @@ export interface NetworkEntry {
   readonly host: string
   /** `undefined`: any port for fetch/webSocket, none for connect; "any": any port for all. */
   readonly port: number | "any" | undefined
+  /** Read from an owner's setting (`config:<key>`): with its URL's scheme, when it has one. */
+  readonly owner?: { readonly url: URL; readonly plain: boolean }
 }
 
 export type Use = "fetch" | "webSocket" | "connect"
@@ -42,7 +44,8 @@ const fromSetting = (value: unknown): NetworkEntry | undefined => {
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase()
   if (host === "" || host.includes("*")) return undefined
-  return { host, port: url.port === "" ? "any" : portOf(url.port) }
+  const plain = url.protocol === "http:" || url.protocol === "ws:"
+  return { host, port: url.port === "" ? "any" : portOf(url.port), owner: { url, plain } }
 }
 
 /** The declared entries, `config:` ones read from the settings; `skipped` names the empty ones. */
@@ -125,4 +128,25 @@ export const kindsOf = (
   if (typeof kinds === "function") return kinds
   const set: ReadonlySet<AddressKind> = new Set(kinds ?? [])
   return () => Promise.resolve(set)
+}
+
+/**
+ * What the owner's own settings allow beyond the public internet, as MCP servers do
+ * (docs/egress.md): the network kinds of the hosts they named (a homeserver on `localhost` or on
+ * the LAN is theirs to choose; metadata endpoints stay refused whatever the kinds), and plain
+ * `http:`/`ws:` when one of them is such a URL. Only when the operator set no kinds itself.
+ */
+export const ownerChosen = (
+  entries: ReadonlyArray<NetworkEntry>,
+  kindsOfHost: (url: URL) => Promise<ReadonlySet<AddressKind>>,
+): { readonly allowedKinds: () => Promise<ReadonlySet<AddressKind>>; readonly allowPlain: boolean } => {
+  const owned = entries.flatMap((entry) => (entry.owner === undefined ? [] : [entry.owner]))
+  let kinds: Promise<ReadonlySet<AddressKind>> | undefined
+  const allowedKinds = () => {
+    kinds ??= Promise.all(
+      owned.map((owner) => kindsOfHost(owner.url).catch(() => new Set<AddressKind>(["public"]))),
+    ).then((sets) => new Set(sets.flatMap((set) => [...set])))
+    return kinds
+  }
+  return { allowedKinds, allowPlain: owned.some((owner) => owner.plain) }
 }

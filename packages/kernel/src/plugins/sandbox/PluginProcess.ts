@@ -1,4 +1,5 @@
 import { Effect, LogLevel, Runtime, type Scope } from "effect"
+import * as UrlGuard from "../../mcp/UrlGuard.js"
 import type { EgressOptions } from "../../net/Egress.js"
 import { defaultLookup } from "../../net/Hosts.js"
 import type { Permissions } from "../PluginManifest.js"
@@ -109,18 +110,28 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
     let busySinceTick = false
     const fetchLimits = { ...defaultFetchLimits, ...options.limits?.fetch }
     const network = NetPolicy.resolve(options.permissions.network ?? [], options.config)
+    // Hosts the owner typed into the plugin's settings may be on loopback or the LAN, and http:
+    // (a homeserver beside Aide); an operator's own `egress` options (tests) take precedence.
+    const owner = NetPolicy.ownerChosen(network.entries, (url) =>
+      UrlGuard.hostKinds(url, options.egress?.lookup ?? defaultLookup),
+    )
+    const egress = {
+      allowedKinds: owner.allowedKinds,
+      allowHttp: owner.allowPlain,
+      ...options.egress,
+    }
     const brokered = BrokeredFetch.make(network.entries, {
       concurrency: fetchLimits.inFlight,
-      ...options.egress,
+      ...egress,
     })
     const sockets = yield* Effect.acquireRelease(
       Effect.sync(() =>
         SocketBroker.make(
           {
             entries: network.entries,
-            allowPlain: options.egress?.allowHttp ?? false,
+            allowPlain: egress.allowHttp ?? false,
             policy: {
-              allowedKinds: NetPolicy.kindsOf(options.egress?.allowedKinds),
+              allowedKinds: NetPolicy.kindsOf(egress.allowedKinds),
               lookup: options.egress?.lookup ?? defaultLookup,
             },
             ca: options.tlsCa,
