@@ -59,6 +59,7 @@ const packages: Array<TestProjectConfiguration> = [
   "testing",
   "plugin",
   "plugin-telegram",
+  "plugin-slack",
   "plugin-webhook",
   "plugin-web-fetch",
 ].map((name) => ({
