@@ -76,7 +76,10 @@ describe("timestamped signatures", () => {
 
   it("without a baseString the signed string stays <timestamp>.<body>", () => {
     const plain = { ...slack, timestamp: { header: "x-slack-request-timestamp" } }
-    const headers = { "x-slack-request-timestamp": String(now), "x-slack-signature": `v0=${sign("k", `${now}.b`, "hex")}` }
+    const headers = {
+      "x-slack-request-timestamp": String(now),
+      "x-slack-signature": `v0=${sign("k", `${now}.b`, "hex")}`,
+    }
     expect(check(plain, "k", headers, "b", now)).toMatchObject({ ok: true })
   })
 

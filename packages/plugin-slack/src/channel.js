@@ -102,7 +102,11 @@ const slack = ({ config, env }) => {
           header: "x-slack-signature",
           prefix: "v0=",
           secret: settings.signingSecret,
-          timestamp: { header: "x-slack-request-timestamp", toleranceSeconds: 300, baseString: "v0:{timestamp}:{body}" },
+          timestamp: {
+            header: "x-slack-request-timestamp",
+            toleranceSeconds: 300,
+            baseString: "v0:{timestamp}:{body}",
+          },
         },
         handle: (request, context) => onWebhook(inbound, request, context),
       },
@@ -114,7 +118,8 @@ const slack = ({ config, env }) => {
       start: async (context) => {
         const api = apiOf(context)
         const { webSocket } = networkOf(context)
-        if (typeof webSocket !== "function") throw new Error("slack: this Aide gives channels no webSocket (upgrade Aide)")
+        if (typeof webSocket !== "function")
+          throw new Error("slack: this Aide gives channels no webSocket (upgrade Aide)")
         await inbound.bot(context) // a wrong bot token fails here, before connecting
         await runSocketMode({
           api,

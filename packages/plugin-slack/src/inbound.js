@@ -116,7 +116,11 @@ export const handleInteraction = async (inbound, payload, context) => {
     const approved = action.action_id === APPROVE
     let outcome = approved ? "✅ Approved" : "❌ Denied"
     try {
-      await context.answerApproval({ conversationId: decision.conversationId, approvalId: decision.approvalId, approved })
+      await context.answerApproval({
+        conversationId: decision.conversationId,
+        approvalId: decision.approvalId,
+        approved,
+      })
     } catch (error) {
       context.log("slack: the approval answer was refused", { error: String(error) })
       outcome = "This approval could not be recorded."
@@ -125,7 +129,9 @@ export const handleInteraction = async (inbound, payload, context) => {
     const ts = payload.container?.message_ts ?? payload.message?.ts
     if (typeof channel === "string" && typeof ts === "string") {
       // The buttons go away so that the same call is not answered twice.
-      const blocks = [...(payload.message?.blocks ?? []).filter((/** @type {any} */ block) => block?.type !== "actions")]
+      const blocks = [
+        ...(payload.message?.blocks ?? []).filter((/** @type {any} */ block) => block?.type !== "actions"),
+      ]
       blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: `${outcome} by <@${userId}>` }] })
       await inbound
         .apiOf(context)

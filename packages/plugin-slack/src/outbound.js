@@ -85,12 +85,21 @@ export const approvalMessage = (conversationId, approval) => {
     blocks: [
       {
         type: "section",
-        text: { type: "mrkdwn", text: `:wrench: *Approve tool call?* \`${tool}\`\n\`\`\`${escapeMrkdwn(preview(approval.input))}\`\`\`` },
+        text: {
+          type: "mrkdwn",
+          text: `:wrench: *Approve tool call?* \`${tool}\`\n\`\`\`${escapeMrkdwn(preview(approval.input))}\`\`\``,
+        },
       },
       {
         type: "actions",
         elements: [
-          { type: "button", text: { type: "plain_text", text: "Approve" }, style: "primary", action_id: APPROVE, value },
+          {
+            type: "button",
+            text: { type: "plain_text", text: "Approve" },
+            style: "primary",
+            action_id: APPROVE,
+            value,
+          },
           { type: "button", text: { type: "plain_text", text: "Deny" }, style: "danger", action_id: DENY, value },
         ],
       },
@@ -172,7 +181,9 @@ export const sendReply = async (api, token, message, signal) => {
     for (const text of splitMessage(markdownToMrkdwn(message.text), MESSAGE_LIMIT)) parts.push({ text })
   }
   for (const approval of message.approvals) parts.push(approvalMessage(message.conversationId, approval))
-  const digest = createHash("sha256").update(JSON.stringify([message.conversationId, parts])).digest("hex")
+  const digest = createHash("sha256")
+    .update(JSON.stringify([message.conversationId, parts]))
+    .digest("hex")
   const done = doneOf(digest).done
   for (const [index, part] of parts.entries()) {
     if (done.has(index)) continue
@@ -182,10 +193,10 @@ export const sendReply = async (api, token, message, signal) => {
 }
 
 /**
- * The owner's DM channel (`conversations.open`), cached per user.
+ * The owner's DM channel (`conversations.open`), cached per workspace (bot token) and user.
  * @type {Map<string, string>}
  */
-const dms = new Map()
+const dms = new Map() // by `<bot token digest>:<user>`
 
 /**
  * A notification to the owner's DM: the subject in bold, then the body.
@@ -197,12 +208,13 @@ const dms = new Map()
  */
 export const sendNotification = async (api, token, owner, notification, signal) => {
   if (owner === undefined) throw new Error("slack: notifications need an owner: put their user id first in allowFrom")
-  let channel = dms.get(owner)
+  const key = `${createHash("sha256").update(token).digest("hex").slice(0, 16)}:${owner}`
+  let channel = dms.get(key)
   if (channel === undefined) {
     const opened = await api.call("conversations.open", token, { users: owner }, signal)
     channel = String(opened.channel?.id ?? "")
     if (channel === "") throw new SlackApiError("conversations.open", "no channel in the answer")
-    dms.set(owner, channel)
+    dms.set(key, channel)
   }
   const subject = `*${escapeMrkdwn(notification.subject)}*`
   const body = markdownToMrkdwn(notification.body)

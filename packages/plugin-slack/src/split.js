@@ -45,6 +45,7 @@ export const splitMessage = (text, limit) => {
     const piece = rest.slice(0, at)
     rest = rest.slice(at)
     // Is the cut inside a fence? Count the fence lines up to it, starting from the reopened one.
+    /** @type {string | null} */
     let open = reopen
     for (const line of piece.split("\n")) {
       if (/^\s*```/.test(line)) open = open === null ? line.trim() : null

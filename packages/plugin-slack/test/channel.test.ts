@@ -102,8 +102,21 @@ describe("Socket Mode", () => {
     await off.stop()
 
     const on = await socketMode({ groups: true })
-    fake.pushEvent({ type: "message", channel: "C1", channel_type: "channel", user: OWNER, text: "no mention", ts: "1.000002" })
-    fake.pushEvent({ type: "app_mention", channel: "C1", user: OWNER, text: `<@${fake.botUserId}> deploy it`, ts: "1.000003" })
+    fake.pushEvent({
+      type: "message",
+      channel: "C1",
+      channel_type: "channel",
+      user: OWNER,
+      text: "no mention",
+      ts: "1.000002",
+    })
+    fake.pushEvent({
+      type: "app_mention",
+      channel: "C1",
+      user: OWNER,
+      text: `<@${fake.botUserId}> deploy it`,
+      ts: "1.000003",
+    })
     fake.pushEvent({
       type: "app_mention",
       channel: "C1",
@@ -161,7 +174,10 @@ describe("replies", () => {
 
   it("posts in the conversation's thread: a DM at its top level, a channel conversation in its thread", async () => {
     const { channel, context } = sender()
-    await channel.send!({ conversationId: "DOWNER1", text: "**done** see [docs](https://x.y/a|b)", approvals: [] }, context)
+    await channel.send!(
+      { conversationId: "DOWNER1", text: "**done** see [docs](https://x.y/a|b)", approvals: [] },
+      context,
+    )
     await channel.send!({ conversationId: "C1:1.000003", text: "in thread <!channel>", approvals: [] }, context)
     expect(fake.posted.map(({ channel: id, thread_ts, text }) => ({ id, thread_ts, text }))).toEqual([
       { id: "DOWNER1", thread_ts: undefined, text: "*done* see <https://x.y/a%7Cb|docs>" },
@@ -173,7 +189,10 @@ describe("replies", () => {
     const { channel, context } = sender()
     const prose = "A sentence of prose that goes on. ".repeat(150)
     const code = Array.from({ length: 200 }, (_, i) => `const line${i} = ${i} // <tag> & more`).join("\n")
-    await channel.send!({ conversationId: "DOWNER1", text: `${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThe end.`, approvals: [] }, context)
+    await channel.send!(
+      { conversationId: "DOWNER1", text: `${prose}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThe end.`, approvals: [] },
+      context,
+    )
     expect(fake.posted.length).toBeGreaterThan(2)
     for (const message of fake.posted) {
       expect(message.text.length).toBeLessThanOrEqual(4000)
@@ -199,7 +218,9 @@ describe("replies", () => {
     fake.failNext("chat.postMessage", { kind: "drop-after-post" })
     await channel.send!({ conversationId: "C1:5.000001", text: "exactly once", approvals: [] }, context)
     expect(fake.posted.map((message) => message.text)).toEqual(["exactly once"])
-    expect(fake.calls.some((call) => call.method === "conversations.replies" && call.args.include_all_metadata === "true")).toBe(true)
+    expect(
+      fake.calls.some((call) => call.method === "conversations.replies" && call.args.include_all_metadata === "true"),
+    ).toBe(true)
   })
 
   it("posts again after a 5xx when the read-back shows nothing was posted", async () => {
@@ -215,12 +236,158 @@ describe("replies", () => {
     const text = `${"First part. ".repeat(300)}\n\n${"Second part. ".repeat(300)}`
     // The first chunk goes out; the second is refused for good (three 429s in a row).
     for (let i = 0; i < 3; i++) fake.failNext("chat.postMessage", { status: 429, retryAfter: 0 }, i === 0 ? 1 : 0)
-    await expect(channel.send!({ conversationId: "DOWNER1", text, approvals: [] }, context)).rejects.toThrow(/ratelimited/)
+    await expect(channel.send!({ conversationId: "DOWNER1", text, approvals: [] }, context)).rejects.toThrow(
+      /ratelimited/,
+    )
     expect(fake.posted).toHaveLength(1)
     await channel.send!({ conversationId: "DOWNER1", text, approvals: [] }, context)
     const texts = fake.posted.map((message) => message.text)
     expect(texts).toHaveLength(2)
     expect(texts[0]).toMatch(/^First part\./)
     expect(texts[1]).toMatch(/^Second part\./)
+  })
+})
+
+describe("approvals and notifications", () => {
+  it("offers Block Kit buttons in the thread and turns the press (block_actions) into answerApproval", async () => {
+    const { channel, context, answers, stop } = await socketMode()
+    await channel.send!(
+      {
+        conversationId: "DOWNER1",
+        text: "I need to run a tool.",
+        approvals: [{ approvalId: "aitxt-abc123", toolName: "shell<rm>", input: { cmd: "rm -rf <dir> && ls" } }],
+      },
+      context,
+    )
+    const message = fake.posted[1]!
+    const [section, actions] = message.blocks!
+    expect(section.text.text).toContain("`shell&lt;rm&gt;`")
+    expect(section.text.text).toContain("rm -rf &lt;dir&gt; &amp;&amp; ls")
+    expect(actions.elements.map((button: any) => button.action_id)).toEqual(["aide_approve", "aide_deny"])
+    fake.pushInteraction({
+      type: "block_actions",
+      user: { id: OWNER },
+      container: { type: "message", message_ts: message.ts, channel_id: "DOWNER1" },
+      channel: { id: "DOWNER1" },
+      message: { ts: message.ts, blocks: message.blocks },
+      actions: [{ ...actions.elements[1], block_id: "b1", action_ts: "1.2" }],
+    })
+    await waitUntil(() => answers.length === 1)
+    expect(answers[0]).toEqual({ conversationId: "DOWNER1", approvalId: "aitxt-abc123", approved: false })
+    await waitUntil(() => fake.updates.length === 1)
+    const update = fake.updates[0]!
+    expect(update.ts).toBe(message.ts)
+    expect(JSON.parse(update.blocks!).some((block: any) => block.type === "actions")).toBe(false)
+    expect(update.text).toContain("Denied")
+    await stop()
+  })
+
+  it("in a channel, ignores a press from someone not in allowFrom", async () => {
+    const { channel, context, answers, logs, stop } = await socketMode({ groups: true })
+    await channel.send!(
+      { conversationId: "C1:1.5", text: "", approvals: [{ approvalId: "ap-1", toolName: "t", input: {} }] },
+      context,
+    )
+    const message = fake.posted[0]!
+    expect(message.thread_ts).toBe("1.5")
+    const press = (user: string) =>
+      fake.pushInteraction({
+        type: "block_actions",
+        user: { id: user },
+        container: { type: "message", message_ts: message.ts, channel_id: "C1" },
+        message: { ts: message.ts, blocks: message.blocks },
+        actions: [message.blocks![1].elements[0]],
+      })
+    press(STRANGER)
+    await waitUntil(() => logs.some((entry) => entry.message.includes("not in allowFrom")))
+    press(OWNER)
+    await waitUntil(() => answers.length === 1)
+    expect(answers).toEqual([{ conversationId: "C1:1.5", approvalId: "ap-1", approved: true }])
+    await stop()
+  })
+
+  it("notifies the owner (the first of allowFrom) in their DM, opened with conversations.open", async () => {
+    const config = configOf({ allowFrom: `${OWNER}, UOTHER` })
+    const channel = slack({ config, env: {} }) as ChannelDefinition
+    const { context } = makeContext(config)
+    await channel.notify!({ subject: "Daily <digest>", body: "All **good**.", threadId: null }, context)
+    expect(fake.calls.find((call) => call.method === "conversations.open")?.args.users).toBe(OWNER)
+    expect(fake.posted.map(({ channel: id, text }) => ({ id, text }))).toEqual([
+      { id: "DOWNER1", text: "*Daily &lt;digest&gt;*\n\nAll *good*." },
+    ])
+  })
+
+  it("refuses to notify without an owner, with a reason", async () => {
+    const config = configOf({ allowFrom: "" })
+    const channel = slack({ config, env: {} }) as ChannelDefinition
+    const { context } = makeContext(config)
+    await expect(channel.notify!({ subject: "s", body: "b", threadId: null }, context)).rejects.toThrow(/allowFrom/)
+  })
+})
+
+describe("Events API (behind the kernel's webhook verification)", () => {
+  const events = async () => {
+    const config = configOf({ mode: "events", signingSecret: fake.signingSecret })
+    const channel = slack({ config, env: {} }) as ChannelDefinition
+    const run = makeContext(config)
+    const front = await startWebhookFront(channel, run.context, fake.signingSecret)
+    return { channel, ...run, front }
+  }
+
+  it("answers Slack's url_verification challenge", async () => {
+    const { front } = await events()
+    const body = JSON.stringify({
+      token: "t",
+      challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P",
+      type: "url_verification",
+    })
+    expect(await fake.deliver(front.url, body)).toEqual({
+      status: 200,
+      text: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P",
+    })
+    await front.close()
+  })
+
+  it("verifies v0 signatures and the 5-minute window; a retry (X-Slack-Retry-Num) is not answered twice", async () => {
+    const { front, received } = await events()
+    const body = JSON.stringify(fake.eventCallback(dm(OWNER, "over http"), "Ev0001"))
+    expect((await fake.deliver(front.url, body)).status).toBe(200)
+    // Slack's retry of the same event: signed anew, with its retry headers.
+    const retry = await fake.deliver(front.url, body, {
+      retryNum: 1,
+      retryReason: "http_timeout",
+      timestamp: Math.floor(Date.now() / 1000) - 1,
+    })
+    expect(retry.status).toBe(200)
+    expect(received.map((message) => message.text)).toEqual(["over http"])
+    const stale = await fake.deliver(front.url, body, { timestamp: Math.floor(Date.now() / 1000) - 301 })
+    expect(stale).toEqual({ status: 401, text: JSON.stringify({ error: "stale_timestamp" }) })
+    const forged = await fetch(front.url, {
+      method: "POST",
+      headers: {
+        "x-slack-request-timestamp": String(Math.floor(Date.now() / 1000)),
+        "x-slack-signature": `v0=${"0".repeat(64)}`,
+      },
+      body,
+    })
+    expect(forged.status).toBe(401)
+    expect(received).toHaveLength(1)
+    await front.close()
+  })
+
+  it("takes interactions as Slack posts them (form-encoded payload)", async () => {
+    const { front, answers } = await events()
+    const value = JSON.stringify({ c: "DOWNER1", a: "ap-9" })
+    const payload = {
+      type: "block_actions",
+      user: { id: OWNER },
+      container: { type: "message", message_ts: "1.1", channel_id: "DOWNER1" },
+      actions: [{ action_id: "aide_approve", value, type: "button" }],
+    }
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString()
+    const answer = await fake.deliver(front.url, body, { contentType: "application/x-www-form-urlencoded" })
+    expect(answer.status).toBe(200)
+    expect(answers).toEqual([{ conversationId: "DOWNER1", approvalId: "ap-9", approved: true }])
+    await front.close()
   })
 })

@@ -107,7 +107,11 @@ export const startFakeSlack = async (options: { ackTimeoutMs?: number } = {}): P
     }
     if (failure?.kind === "500") return json(response, 500, { ok: false, error: "fatal_error" })
     if (method === "apps.connections.open") {
-      if (token !== appToken) return json(response, 200, { ok: false, error: token.startsWith("xoxb") ? "not_allowed_token_type" : "invalid_auth" })
+      if (token !== appToken)
+        return json(response, 200, {
+          ok: false,
+          error: token.startsWith("xoxb") ? "not_allowed_token_type" : "invalid_auth",
+        })
       const ticket = randomUUID()
       tickets.add(ticket)
       const address = server.address() as AddressInfo
@@ -118,7 +122,8 @@ export const startFakeSlack = async (options: { ackTimeoutMs?: number } = {}): P
       case "auth.test":
         return json(response, 200, { ok: true, user_id: botUserId, bot_id: "B1", team_id: "T1", user: "aide" })
       case "chat.postMessage": {
-        if (args.channel === undefined || args.channel === "") return json(response, 200, { ok: false, error: "channel_not_found" })
+        if (args.channel === undefined || args.channel === "")
+          return json(response, 200, { ok: false, error: "channel_not_found" })
         const message: Posted = {
           channel: args.channel,
           ts: nextTs(),
@@ -144,7 +149,9 @@ export const startFakeSlack = async (options: { ackTimeoutMs?: number } = {}): P
           .filter((message) => message.channel === args.channel)
           .filter((message) => method === "conversations.history" || message.thread_ts === args.ts)
           .filter((message) => Number(message.ts) >= Number(args.oldest ?? 0))
-          .map(({ metadata, ...message }) => (withMetadata && metadata !== undefined ? { ...message, metadata } : message))
+          .map(({ metadata, ...message }) =>
+            withMetadata && metadata !== undefined ? { ...message, metadata } : message,
+          )
         return json(response, 200, { ok: true, messages })
       }
       default:
@@ -204,10 +211,13 @@ export const startFakeSlack = async (options: { ackTimeoutMs?: number } = {}): P
       const base = { envelope_id: id, type, payload, accepts_response_payload: false }
       send(attempt === 0 ? base : { ...base, retry_attempt: attempt, retry_reason: "timeout" })
       if (attempt >= 3) return
-      const timer = setTimeout(() => {
-        timers.delete(timer)
-        if (attempt < forced || !acked.has(id)) deliver(attempt + 1)
-      }, attempt < forced ? 10 : ackTimeoutMs)
+      const timer = setTimeout(
+        () => {
+          timers.delete(timer)
+          if (attempt < forced || !acked.has(id)) deliver(attempt + 1)
+        },
+        attempt < forced ? 10 : ackTimeoutMs,
+      )
       timers.add(timer)
     }
     deliver(0)
@@ -246,7 +256,9 @@ export const startFakeSlack = async (options: { ackTimeoutMs?: number } = {}): P
     pushInteraction: (payload) => envelope("interactive", payload, 0),
     refresh: () => {
       for (const socket of sockets) {
-        socket.send(JSON.stringify({ type: "disconnect", reason: "refresh_requested", debug_info: { host: "fake-slack" } }))
+        socket.send(
+          JSON.stringify({ type: "disconnect", reason: "refresh_requested", debug_info: { host: "fake-slack" } }),
+        )
       }
     },
     drop: () => {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { ChannelWebhooks } from "@aide/kernel/internal"
 import { RateLimiter, WebhookReplays } from "@aide/kernel"
+import { ChannelWebhooks } from "@aide/kernel/internal"
 import type { ChannelContext, ChannelDefinition, InboundMessage } from "@aide/plugin"
 import { Effect } from "effect"
 import WebSocket from "ws"
@@ -71,7 +71,12 @@ export const startWebhookFront = async (channel: ChannelDefinition, context: Cha
     for await (const part of request) parts.push(part as Buffer)
     const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]))
     const answer = await Effect.runPromise(
-      serve(endpoint as never, { method: request.method ?? "POST", headers, body: Buffer.concat(parts).toString("utf8"), clientAddress: "127.0.0.1" }),
+      serve(endpoint as never, {
+        method: request.method ?? "POST",
+        headers,
+        body: Buffer.concat(parts).toString("utf8"),
+        clientAddress: "127.0.0.1",
+      }),
     )
     response.writeHead(answer.status, answer.headers).end(answer.body)
   })
