@@ -20,6 +20,7 @@ const published = [
   "testing",
   "server",
   "cli",
+  "plugin-slack",
   "plugin-telegram",
   "plugin-web-fetch",
   "plugin-webhook",

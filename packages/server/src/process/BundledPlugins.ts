@@ -2,7 +2,12 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 
 /** The first-party plugins shipped with the server (each its own package; disabled until enabled). */
-const firstParty = ["@aide/plugin-telegram", "@aide/plugin-webhook", "@aide/plugin-web-fetch"] as const
+const firstParty = [
+  "@aide/plugin-slack",
+  "@aide/plugin-telegram",
+  "@aide/plugin-webhook",
+  "@aide/plugin-web-fetch",
+] as const
 
 const require = createRequire(import.meta.url)
 
