@@ -15,7 +15,10 @@
 import { createHmac, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { type WebSocket, WebSocketServer } from "ws"
+import { WebSocket, WebSocketServer } from "ws"
+
+/** A client socket for a test's `context.webSocket` (`ws`'s is WHATWG-style, as the context's is). */
+export const connectWebSocket = (url: string) => new WebSocket(url)
 
 export interface Posted {
   readonly channel: string
