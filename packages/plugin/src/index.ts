@@ -151,6 +151,11 @@ export type WebhookVerification =
         /** The signed string; default `{timestamp}.{body}` (Slack: `v0:{timestamp}:{body}`). */
         readonly baseString?: string
       }
+      /**
+       * Meta's GET handshake (`hub.mode=subscribe`, `hub.verify_token`, `hub.challenge`),
+       * answered by Aide with the challenge when the token equals `verifyToken`.
+       */
+      readonly subscribe?: { readonly verifyToken: SecretSource }
     }
 
 /** What a channel's functions receive. */

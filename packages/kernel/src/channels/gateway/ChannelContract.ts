@@ -37,6 +37,12 @@ export const WebhookVerification = Schema.Union(
         baseString: Schema.optional(bounded(100).pipe(Schema.pattern(/^[^{}]*\{timestamp\}[^{}]*\{body\}$/))),
       }),
     ),
+    /**
+     * The subscription handshake by GET (Meta's WhatsApp / Messenger webhooks:
+     * `?hub.mode=subscribe&hub.verify_token=…&hub.challenge=…`): Aide answers the challenge itself
+     * when the token equals this secret, 403 otherwise; the channel never sees GETs.
+     */
+    subscribe: Schema.optional(Schema.Struct({ verifyToken: SecretSource })),
   }),
 ).annotations({ identifier: "WebhookVerification" })
 export type WebhookVerification = typeof WebhookVerification.Type

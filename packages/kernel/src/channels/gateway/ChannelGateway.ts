@@ -73,6 +73,12 @@ export class ChannelGateway extends Context.Tag("@aide/kernel/ChannelGateway")<
       channelId: string,
       request: Webhooks.IncomingWebhook,
     ) => Effect.Effect<Webhooks.WebhookAnswer>
+    /** A `GET /wh/<pluginId>/<channelId>`: the subscription handshake of `subscribe` verifications. */
+    readonly webhookChallenge: (
+      pluginId: string,
+      channelId: string,
+      request: Webhooks.IncomingChallenge,
+    ) => Effect.Effect<Webhooks.WebhookAnswer>
   }
 >() {}
 
@@ -199,7 +205,10 @@ export const make = (options: ChannelGatewayOptions = {}) =>
     const webhook = (pluginId: string, channelId: string, request: Webhooks.IncomingWebhook) =>
       webhooks.serve(endpoints.get(channelKey(pluginId, channelId)), request)
 
-    return ChannelGateway.of({ register, endpoints: list, receive, answerApproval, webhook })
+    const webhookChallenge = (pluginId: string, channelId: string, request: Webhooks.IncomingChallenge) =>
+      webhooks.challenge(endpoints.get(channelKey(pluginId, channelId)), request)
+
+    return ChannelGateway.of({ register, endpoints: list, receive, answerApproval, webhook, webhookChallenge })
   })
 
 /** The gateway; endpoints come from the loader (`register`) or from `endpoint(...)` layers. */
