@@ -60,6 +60,7 @@ const packages: Array<TestProjectConfiguration> = [
   "plugin",
   "plugin-telegram",
   "plugin-slack",
+  "plugin-whatsapp",
   "plugin-webhook",
   "plugin-web-fetch",
 ].map((name) => ({

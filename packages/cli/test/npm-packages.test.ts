@@ -24,6 +24,7 @@ const published = [
   "plugin-telegram",
   "plugin-web-fetch",
   "plugin-webhook",
+  "plugin-whatsapp",
 ] as const
 const built = [
   "packages/kernel/dist/index.js",

@@ -7,6 +7,7 @@ const firstParty = [
   "@aide/plugin-telegram",
   "@aide/plugin-webhook",
   "@aide/plugin-web-fetch",
+  "@aide/plugin-whatsapp",
 ] as const
 
 const require = createRequire(import.meta.url)
