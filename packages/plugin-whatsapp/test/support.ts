@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net"
 import { RateLimiter, WebhookReplays } from "@aide/kernel"
 import { ChannelWebhooks } from "@aide/kernel/internal"
 import type { ChannelContext, ChannelDefinition, InboundMessage } from "@aide/plugin"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 
 export type Received = InboundMessage & { readonly group?: boolean; readonly mentioned?: boolean }
 
@@ -46,13 +46,16 @@ export const startWebhookFront = async (
   context: ChannelContext,
   secret: string,
   verifyToken: string,
+  /** The route's per-client limit (default 60 a minute, as Aide's). */
+  perMinute?: number,
 ) => {
+  const options = perMinute === undefined ? {} : { rateLimit: { limit: perMinute, window: Duration.minutes(1) } }
   const webhook = channel.webhook!
   const webhooks = await Effect.runPromise(
     Effect.gen(function* () {
       const limiter = yield* RateLimiter.makeMemory
       const replays = yield* WebhookReplays.makeMemory()
-      return ChannelWebhooks.make(limiter, replays)
+      return ChannelWebhooks.make(limiter, replays, options)
     }),
   )
   const endpoint = {
