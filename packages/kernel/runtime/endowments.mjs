@@ -4,7 +4,7 @@
 
 import { promises as fs } from "node:fs"
 import * as path from "node:path"
-import { log, messageLimit, request } from "./wire.mjs"
+import { errorMessage, log, messageLimit, request } from "./wire.mjs"
 
 const freeze = (value) => (typeof globalThis.harden === "function" ? globalThis.harden(value) : Object.freeze(value))
 
@@ -88,6 +88,40 @@ const safeJson = (value) => {
   }
 }
 
+/**
+ * Timers for the `time` grant (a channel's heartbeat, a reconnect's backoff): handles are plain
+ * numbers, never Node's Timeout objects; a callback that throws is logged, not a crash.
+ */
+const timers = () => {
+  const live = new Map()
+  let next = 1
+  const start =
+    (repeat) =>
+    (callback, ms, ...args) => {
+      if (typeof callback !== "function") throw new TypeError("a timer's callback must be a function")
+      const id = next++
+      const run = () => {
+        if (!repeat) live.delete(id)
+        try {
+          Reflect.apply(callback, undefined, args)
+        } catch (error) {
+          log("error", `a timer's callback threw: ${errorMessage(error)}`)
+        }
+      }
+      const delay = typeof ms === "number" && ms > 0 ? ms : 0
+      live.set(id, repeat ? setInterval(run, delay) : setTimeout(run, delay))
+      return id
+    }
+  const clear = (id) => {
+    const timer = live.get(id)
+    if (timer === undefined) return
+    live.delete(id)
+    clearTimeout(timer)
+    clearInterval(timer)
+  }
+  return { setTimeout: start(false), setInterval: start(true), clearTimeout: clear, clearInterval: clear }
+}
+
 /** The globals of a compartment: harmless ones, plus what `permissions` grants. */
 export const compartmentGlobals = async (permissions, fetch) => {
   // No timers without the `time` grant: `AbortSignal.timeout` is the one timer among the
@@ -103,9 +137,11 @@ export const compartmentGlobals = async (permissions, fetch) => {
     AbortController,
     AbortSignal,
     console: consoleToLog(),
+    atob,
+    btoa,
   }
   // The start compartment keeps the powerful Date and Math after lockdown; others get tamed ones.
-  if (permissions.time === true) Object.assign(globals, { Date, Intl })
+  if (permissions.time === true) Object.assign(globals, { Date, Intl, ...timers() })
   if (permissions.random === true) {
     const getRandomValues = (array) => crypto.getRandomValues(array)
     Object.assign(globals, { Math, crypto: { getRandomValues, randomUUID: () => crypto.randomUUID() } })

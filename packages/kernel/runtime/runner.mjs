@@ -11,6 +11,7 @@ import { loadAgents, loadChannels, loadTools } from "./entries.mjs"
 import { importPackage } from "./importer.mjs"
 import { inputChecker } from "./input-check.mjs"
 import { loadFailure, moduleFile, readRecord, recordKey, resolveSpecifier, within } from "./modules.mjs"
+import { connectOf, socketEvent, webSocketOf } from "./sockets.mjs"
 import { errorMessage, log, outputTooLarge, request, serve, setMessageLimit } from "./wire.mjs"
 
 /**
@@ -79,12 +80,23 @@ export const run = ({ trust, modulesDir }) => {
     return Object.freeze(context)
   }
 
+  // A channel's network, brokered by the host for both trusts (docs/plugin-sandbox.md): its
+  // `fetch` even when the plugin declares no network (the host then refuses every call).
+  let channelFetch
+  const channelFetchOnce = () => {
+    channelFetch ??= hardened(brokeredFetch())
+    return channelFetch
+  }
+  const hardened = (value) => (globalThis.harden ?? Object.freeze)(value)
   const channelContext = (channelId, signal) =>
     Object.freeze({
       env: state.env,
       config: state.config,
       signal,
       log: (message, data) => log("info", message, data),
+      fetch: state.fetch ?? channelFetchOnce(),
+      webSocket: hardened(webSocketOf(signal)),
+      connect: hardened(connectOf(signal)),
       receive: (message) => request("channel.receive", { channelId, message }, signal).then(() => undefined),
       answerApproval: (answer) =>
         request("channel.answerApproval", { channelId, ...answer }, signal).then(() => undefined),
@@ -159,6 +171,7 @@ export const run = ({ trust, modulesDir }) => {
       if (problems.length > 0) throw new Error(`invalid input: ${problems.join("; ")}`)
       return boundedJson(await tool.execute(input, toolContext(signal)), state.outputBytes)
     },
+    "socket.event": socketEvent,
     "channel.start": ({ channelId }, signal) => {
       const found = channel(channelId)
       if (found.realtime === undefined) throw new Error(`channel ${channelId} has no realtime connection`)

@@ -22,6 +22,12 @@ const makeContext = (config: Record<string, unknown>) => {
     answerApproval: async (answer) => {
       answers.push(answer)
     },
+    // This plugin calls its platform with the global fetch (a host channel).
+    fetch: globalThis.fetch,
+    webSocket: () => {
+      throw new Error("no WebSocket in this test")
+    },
+    connect: () => Promise.reject(new Error("no socket in this test")),
   }
   return { context, received, answers, logs, controller }
 }

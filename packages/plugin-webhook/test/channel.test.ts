@@ -52,6 +52,12 @@ const makeContext = () => {
     answerApproval: async (answer) => {
       answers.push(answer)
     },
+    // This plugin calls its platform with the global fetch (a host channel).
+    fetch: globalThis.fetch,
+    webSocket: () => {
+      throw new Error("no WebSocket in this test")
+    },
+    connect: () => Promise.reject(new Error("no socket in this test")),
   }
   return { context, received, answers }
 }

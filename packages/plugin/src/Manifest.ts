@@ -23,7 +23,12 @@ export interface Permissions {
   readonly random?: boolean
   /** Names of host environment variables the tool receives. */
   readonly env?: ReadonlyArray<string>
-  /** Host names the brokered `fetch` may reach (`*.example.com` for subdomains). */
+  /**
+   * Hosts the brokered `fetch` (and a channel's `webSocket` and `connect`) may reach:
+   * `api.example.com`, `*.example.com` (subdomains), `imap.example.com:993` (that port only;
+   * `connect` needs a declared port), or `config:<key>`: the host (and port) the owner enters in
+   * the setting `<key>` (a self-hosted server's URL).
+   */
   readonly network?: ReadonlyArray<string>
   /** Read-only path prefixes. */
   readonly fs?: ReadonlyArray<string>
@@ -61,6 +66,14 @@ export interface AgentEntry {
 
 export interface ChannelEntry {
   readonly entry: string
+  /**
+   * `host` (default: full trust, kept for the channels written before) or `compartment`: the
+   * channel runs in SES and reaches its platform only through `context.fetch`, `webSocket` and
+   * `connect` (docs/plugin-sandbox.md).
+   */
+  readonly sandbox?: "compartment" | "host"
+  /** Its `network` is the hosts of the channel's `context.fetch`, `webSocket` and `connect`. */
+  readonly permissions?: Permissions
 }
 
 export interface PluginManifest {

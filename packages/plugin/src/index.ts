@@ -173,10 +173,98 @@ export interface ChannelContext<Config = Readonly<Record<string, unknown>>> {
     readonly approvalId: string
     readonly approved: boolean
   }) => Promise<void>
+  /**
+   * `fetch`, performed by Aide to the channel entry's `permissions.network` hosts only (https;
+   * resolved addresses checked: no private or loopback address unless the operator allows it).
+   */
+  readonly fetch: typeof fetch
+  /**
+   * A WebSocket opened by Aide to a declared host (`wss:`; `ws:` only where the operator allows
+   * plain http), with its address checks; closed when the channel stops (`signal`).
+   */
+  readonly webSocket: (url: string | URL, options?: WebSocketOptions) => ChannelWebSocket
+  /**
+   * A TCP (or TLS) connection opened by Aide to a declared `host:port` (`permissions.network`
+   * entry with a port, or a `config:` entry); resolves once connected.
+   */
+  readonly connect: (options: ConnectOptions) => Promise<ChannelSocket>
+}
+
+export interface WebSocketOptions {
+  readonly protocols?: string | ReadonlyArray<string>
+  /** Sent with the handshake (`Authorization`…); the handshake's own headers cannot be set. */
+  readonly headers?: Readonly<Record<string, string>> | ReadonlyArray<readonly [string, string]>
+}
+
+/** Events of a `ChannelWebSocket`, as WHATWG's (binary messages arrive as an `ArrayBuffer`). */
+export interface ChannelWebSocketEvents {
+  readonly open: { readonly type: "open" }
+  readonly message: { readonly type: "message"; readonly data: string | ArrayBuffer }
+  readonly error: { readonly type: "error"; readonly message: string }
+  readonly close: { readonly type: "close"; readonly code: number; readonly reason: string; readonly wasClean: boolean }
 }
 
 /**
- * A messaging channel. Channels run with full trust (`host`) in the plugin's own process.
+ * A WHATWG-style WebSocket whose connection lives in Aide. `send` queues (bounded: it throws past
+ * 4 MiB waiting); a message larger than the operator's limit (1 MiB by default) closes it (1009).
+ */
+export interface ChannelWebSocket {
+  readonly url: string
+  /** 0 connecting, 1 open, 2 closing, 3 closed. */
+  readonly readyState: 0 | 1 | 2 | 3
+  readonly protocol: string
+  /** Bytes queued by `send` and not yet handed to Aide. */
+  readonly bufferedAmount: number
+  readonly CONNECTING: 0
+  readonly OPEN: 1
+  readonly CLOSING: 2
+  readonly CLOSED: 3
+  send(data: string | ArrayBuffer | ArrayBufferView): void
+  /** `code`: 1000 or 3000–4999. */
+  close(code?: number, reason?: string): void
+  onopen: ((event: ChannelWebSocketEvents["open"]) => void) | null
+  onmessage: ((event: ChannelWebSocketEvents["message"]) => void) | null
+  onerror: ((event: ChannelWebSocketEvents["error"]) => void) | null
+  onclose: ((event: ChannelWebSocketEvents["close"]) => void) | null
+  addEventListener<K extends keyof ChannelWebSocketEvents>(
+    type: K,
+    listener: (event: ChannelWebSocketEvents[K]) => void,
+  ): void
+  removeEventListener<K extends keyof ChannelWebSocketEvents>(
+    type: K,
+    listener: (event: ChannelWebSocketEvents[K]) => void,
+  ): void
+}
+
+export interface ConnectOptions {
+  readonly host: string
+  readonly port: number
+  /** TLS from the start (e.g. IMAPS 993); `false` for plain TCP, upgraded later with `startTls`. */
+  readonly tls: boolean
+  /** The name the certificate is verified against; default `host`. */
+  readonly servername?: string
+}
+
+/** A TCP/TLS connection whose socket lives in Aide; closed when the channel stops (`signal`). */
+export interface ChannelSocket {
+  /** Resolves once Aide has taken the bytes (in order); rejects when refused (size, socket closed). */
+  write(data: Uint8Array | string): Promise<void>
+  /** Half-closes (FIN) after the pending writes. */
+  end(): Promise<void>
+  /** Closes at once. */
+  close(): Promise<void>
+  /** Upgrades a plain connection to TLS (STARTTLS), verified against `servername` (default the host). */
+  startTls(options?: { readonly servername?: string }): Promise<void>
+  /** Data received; what arrived before the first listener is handed to it. */
+  onData(listener: (data: Uint8Array) => void): void
+  /** Called once when the connection is closed (`error`: why, when it failed). */
+  onClose(listener: (event: { readonly error?: string }) => void): void
+}
+
+/**
+ * A messaging channel. It runs in the plugin's own process: with full trust (`host`, the
+ * default) or, when its manifest entry says `sandbox: "compartment"`, in SES, where its context's
+ * `fetch`, `webSocket` and `connect` are its only network.
  * - `webhook`: Aide serves `POST /wh/<pluginId>/<channelId>` (public, rate-limited, verified as
  *   declared) and hands each verified request to `handle`.
  * - `realtime`: `start` keeps a connection (long polling, a socket) and resolves or rejects when

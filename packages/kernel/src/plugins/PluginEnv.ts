@@ -19,16 +19,18 @@ export const allowedEnv = (values: Readonly<Record<string, unknown>>): ReadonlyA
   return Array.isArray(allowed) ? allowed.filter((name): name is string => typeof name === "string") : []
 }
 
-/** Every name the manifest declares (envVars and the tools' permissions.env). */
+/** Every name the manifest declares (envVars and the tools' and channels' permissions.env). */
 export const declaredNames = (manifest: {
   readonly envVars?: ReadonlyArray<{ readonly name: string }>
   readonly provides: {
     readonly tools?: ReadonlyArray<{ readonly permissions?: { readonly env?: ReadonlyArray<string> } }>
+    readonly channels?: ReadonlyArray<{ readonly permissions?: { readonly env?: ReadonlyArray<string> } }>
   }
 }): ReadonlyArray<string> => [
   ...new Set([
     ...(manifest.envVars ?? []).map((variable) => variable.name),
     ...(manifest.provides.tools ?? []).flatMap((tool) => tool.permissions?.env ?? []),
+    ...(manifest.provides.channels ?? []).flatMap((channel) => channel.permissions?.env ?? []),
   ]),
 ]
 

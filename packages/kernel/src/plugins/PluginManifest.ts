@@ -80,13 +80,17 @@ export const Permissions = Schema.Struct({
   network: Schema.optionalWith(
     Schema.Array(
       Schema.String.pipe(
-        Schema.pattern(/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)+$/i, {
-          message: () => "must be a host name, optionally starting with '*.'",
+        Schema.pattern(/^((\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)+(:[0-9]{1,5})?|config:[A-Za-z_][A-Za-z0-9_]{0,63})$/i, {
+          message: () =>
+            "must be a host name, optionally starting with '*.' and ending with ':<port>', or config:<setting key>",
         }),
       ),
     ),
     { exact: true },
-  ),
+  ).annotations({
+    description:
+      "Hosts the brokered fetch, webSocket and connect may reach: `api.example.com`, `*.example.com` (subdomains), `imap.example.com:993` (that port only; `connect` needs a port), or `config:<key>`: the host (and port) the owner puts in the setting <key>",
+  }),
   fs: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.minLength(1))), { exact: true }),
 }).annotations({ identifier: "Permissions" })
 export type Permissions = typeof Permissions.Type
@@ -126,7 +130,16 @@ export const AgentEntry = Schema.Struct({
   agents: declarations("agents"),
 })
 
-export const ChannelEntry = Schema.Struct({ entry: EntryPath })
+export const ChannelEntry = Schema.Struct({
+  entry: EntryPath,
+  sandbox: Schema.optionalWith(Schema.Literal("compartment", "host"), { exact: true }).annotations({
+    description:
+      "Where the channel's code runs: `host` (the default: full trust, as every channel before) or `compartment` (SES, reaching the network only through its context)",
+  }),
+  permissions: Schema.optionalWith(Permissions, { exact: true }).annotations({
+    description: "What the channel may use: its `network` is the hosts of its context.fetch, webSocket and connect",
+  }),
+})
 
 export const PluginManifest = Schema.Struct({
   manifestVersion: Schema.Literal(1),

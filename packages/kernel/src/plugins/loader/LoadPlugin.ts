@@ -14,6 +14,8 @@ export interface LoadOptions {
   readonly hostEnv: Readonly<Record<string, string | undefined>>
   readonly limits?: PluginProcess.PluginProcessOptions["limits"]
   readonly egress?: PluginProcess.PluginProcessOptions["egress"]
+  /** Certificate authorities the brokered TLS sockets trust (a private PKI; tests). */
+  readonly tlsCa?: PluginProcess.PluginProcessOptions["tlsCa"]
   /**
    * Where sandboxed plugins' modules are precompiled, one folder per plugin
    * (`<dataDir>/cache/plugin-modules`); unset, a compartment process compiles them itself.
@@ -57,7 +59,7 @@ const modulesOf = (
   const cacheDir = folderOf(modulesDir, plugin.id)
   // Not reached with a checked manifest (its id is one path segment): no cache rather than one elsewhere.
   if (cacheDir === undefined) return Effect.succeed(undefined)
-  const entries = [...processPlan.entries.tools, ...processPlan.entries.agents]
+  const entries = [...processPlan.entries.tools, ...processPlan.entries.agents, ...processPlan.entries.channels]
   return precompile({ directory: plugin.directory, entries, cacheDir, memoryMb }).pipe(
     Effect.tap((summary) => Effect.logDebug("plugin modules precompiled", summary)),
     Effect.catchAll((error) =>
@@ -92,6 +94,7 @@ export const load = (
             config,
             ...(options.limits === undefined ? {} : { limits: options.limits }),
             ...(options.egress === undefined ? {} : { egress: options.egress }),
+            ...(options.tlsCa === undefined ? {} : { tlsCa: options.tlsCa }),
             ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest(plugin.id) }),
             ...(modules === undefined ? {} : { modules }),
           }),

@@ -2,9 +2,10 @@ import { declaredNames, isAidesOwn } from "../PluginEnv.js"
 import type { Permissions, PluginManifest } from "../PluginManifest.js"
 
 /**
- * How a plugin is split into processes: one per trust level. Compartment tools and the agents
- * (data only) share the sandboxed process; host tools and every channel (channels keep
- * connections and hold platform tokens: they are trusted, see docs/plugins.md) share the other.
+ * How a plugin is split into processes: one per trust level. Compartment tools, the agents (data
+ * only) and the channels that ask for it share the sandboxed process; host tools and the other
+ * channels share the other. A channel is `host` unless its entry says `compartment`: channels
+ * written before the brokered sockets use Node's own network, which a compartment does not have.
  */
 export interface ProcessPlan {
   readonly trust: "compartment" | "host"
@@ -13,7 +14,7 @@ export interface ProcessPlan {
     readonly agents: ReadonlyArray<string>
     readonly channels: ReadonlyArray<string>
   }
-  /** The union of the permissions of the process's tool entries. */
+  /** The union of the permissions of the process's tool and channel entries. */
   readonly permissions: Permissions
 }
 
@@ -39,20 +40,30 @@ export const plan = (manifest: PluginManifest): ReadonlyArray<ProcessPlan> => {
   const sandboxed = tools.filter((tool) => tool.sandbox !== "host")
   const trusted = tools.filter((tool) => tool.sandbox === "host")
   const agents = (manifest.provides.agents ?? []).map((agent) => agent.entry)
-  const channels = (manifest.provides.channels ?? []).map((channel) => channel.entry)
+  const channels = manifest.provides.channels ?? []
+  const contained = channels.filter((channel) => channel.sandbox === "compartment")
+  const hosted = channels.filter((channel) => channel.sandbox !== "compartment")
   const plans: Array<ProcessPlan> = []
-  if (sandboxed.length > 0 || agents.length > 0) {
+  if (sandboxed.length > 0 || agents.length > 0 || contained.length > 0) {
     plans.push({
       trust: "compartment",
-      entries: { tools: sandboxed.map((tool) => tool.entry), agents, channels: [] },
-      permissions: union(sandboxed.map((tool) => tool.permissions ?? {})),
+      entries: {
+        tools: sandboxed.map((tool) => tool.entry),
+        agents,
+        channels: contained.map((channel) => channel.entry),
+      },
+      permissions: union([...sandboxed, ...contained].map((entry) => entry.permissions ?? {})),
     })
   }
-  if (trusted.length > 0 || channels.length > 0) {
+  if (trusted.length > 0 || hosted.length > 0) {
     plans.push({
       trust: "host",
-      entries: { tools: trusted.map((tool) => tool.entry), agents: [], channels },
-      permissions: union(trusted.map((tool) => tool.permissions ?? {})),
+      entries: {
+        tools: trusted.map((tool) => tool.entry),
+        agents: [],
+        channels: hosted.map((channel) => channel.entry),
+      },
+      permissions: union([...trusted, ...hosted].map((entry) => entry.permissions ?? {})),
     })
   }
   return plans

@@ -35,7 +35,18 @@ export interface LimitedFetch {
   readonly close: () => void
 }
 
-export const limitFetches = (limits: FetchLimits, handler: Handler, now: () => number = Date.now): LimitedFetch => {
+/** How refusals name what is limited (sockets reuse the limiter: "socket refused: …"). */
+export interface LimitedWhat {
+  readonly what: string
+  readonly plural: string
+}
+
+export const limitFetches = (
+  limits: FetchLimits,
+  handler: Handler,
+  now: () => number = Date.now,
+  { what, plural }: LimitedWhat = { what: "fetch", plural: "fetches" },
+): LimitedFetch => {
   let active = 0
   let tokens = limits.burst
   let refilledAt = now()
@@ -67,8 +78,8 @@ export const limitFetches = (limits: FetchLimits, handler: Handler, now: () => n
             timer.unref()
           }
         })
-  const inFlightText = `fetch refused: more than ${limits.inFlight} fetches in flight`
-  const rateText = `fetch refused: rate limited (${limits.perSecond} fetches a second, bursts of ${limits.burst}); try again later`
+  const inFlightText = `${what} refused: more than ${limits.inFlight} ${plural} in flight`
+  const rateText = `${what} refused: rate limited (${limits.perSecond} ${plural} a second, bursts of ${limits.burst}); try again later`
 
   const handle: Handler = (params, signal) => {
     if (active >= limits.inFlight) return refuseLater(inFlightText)

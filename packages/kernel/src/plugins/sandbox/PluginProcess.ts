@@ -1,5 +1,6 @@
 import { Effect, LogLevel, Runtime, type Scope } from "effect"
 import type { EgressOptions } from "../../net/Egress.js"
+import { defaultLookup } from "../../net/Hosts.js"
 import type { Permissions } from "../PluginManifest.js"
 import * as BrokeredFetch from "./BrokeredFetch.js"
 import type { ChildFailure } from "./Child.js"
@@ -7,7 +8,9 @@ import { decode, type PluginDescription } from "./Description.js"
 import { defaultFetchLimits, type FetchLimits, limitFetches } from "./FetchLimiter.js"
 import { resolveFsGrants } from "./FsGrants.js"
 import { defaultLogRate, type LogRate, limitLogs } from "./LogLimiter.js"
+import * as NetPolicy from "./NetPolicy.js"
 import { PluginCallError, PluginStartError } from "./SandboxErrors.js"
+import * as SocketBroker from "./SocketBroker.js"
 import { type Supervised, supervise } from "./Supervised.js"
 import { type Backoff, defaultBackoff } from "./Supervisor.js"
 import { defaultWatchdog, type WatchdogOptions, watch, supported as watchdogSupported } from "./Watchdog.js"
@@ -54,11 +57,18 @@ export interface PluginProcessOptions {
     readonly logRate?: Partial<LogRate>
     /** Brokered fetches in flight and per second (FetchLimiter.ts). */
     readonly fetch?: Partial<FetchLimits>
+    /** A channel's brokered WebSockets and TCP/TLS sockets (SocketBroker.ts). */
+    readonly sockets?: Partial<SocketBroker.SocketLimits>
   }
   /** Restart delays; default 1 s doubling to 60 s (tests shorten them). */
   readonly backoff?: Partial<Backoff>
-  /** Tests pass allowHttp / allowedKinds / lookup / send to reach loopback. */
+  /**
+   * Tests pass allowHttp / allowedKinds / lookup / send to reach loopback. The brokered sockets
+   * follow `allowedKinds`, `lookup`, and `allowHttp` (for `ws:`).
+   */
   readonly egress?: Omit<EgressOptions, "allowedHosts">
+  /** Certificate authorities the brokered TLS sockets trust instead of Node's (a private PKI; tests). */
+  readonly tlsCa?: string | ReadonlyArray<string>
   /** child→host requests other than fetch (channel.receive, channel.answerApproval). */
   readonly onRequest?: (method: string, params: unknown) => Effect.Effect<unknown, PluginCallError>
 }
@@ -76,6 +86,16 @@ export interface PluginProcess {
   readonly pid: Effect.Effect<number | undefined>
 }
 
+const socketMethods = new Set([
+  "ws.open",
+  "ws.send",
+  "socket.close",
+  "net.connect",
+  "net.write",
+  "net.end",
+  "net.startTls",
+])
+
 export const defaults = { memoryMb: 256, callTimeoutMs: 30_000, outputBytes: 1024 * 1024, startTimeoutMs: 15_000 }
 
 export const start = (options: PluginProcessOptions): Effect.Effect<PluginProcess, PluginStartError, Scope.Scope> =>
@@ -85,10 +105,28 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
     // Bounded before anything else looks at a request; one bucket per plugin process, kept across
     // restarts. The broker sends all it is let in at once: a fetch is in flight or refused, never queued.
     const fetchLimits = { ...defaultFetchLimits, ...options.limits?.fetch }
-    const brokered = BrokeredFetch.make(options.permissions.network ?? [], {
+    const network = NetPolicy.resolve(options.permissions.network ?? [], options.config)
+    const brokered = BrokeredFetch.make(network.entries, {
       concurrency: fetchLimits.inFlight,
       ...options.egress,
     })
+    const sockets = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        SocketBroker.make(
+          {
+            entries: network.entries,
+            allowPlain: options.egress?.allowHttp ?? false,
+            policy: {
+              allowedKinds: NetPolicy.kindsOf(options.egress?.allowedKinds),
+              lookup: options.egress?.lookup ?? defaultLookup,
+            },
+            ca: options.tlsCa,
+          },
+          { ...SocketBroker.defaultSocketLimits, ...options.limits?.sockets },
+        ),
+      ),
+      (broker) => Effect.sync(() => broker.closeAll()),
+    )
     const fetch = yield* Effect.acquireRelease(
       Effect.sync(() => limitFetches(fetchLimits, brokered)),
       (limited) => Effect.sync(() => limited.close()),
@@ -104,14 +142,17 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
       (limited) => Effect.sync(() => limited.close()),
     )
     const log = limited.write
+    for (const entry of network.skipped)
+      write("warn", `network ${entry} grants nothing: the setting is empty or not a host`)
     // fs grants resolved once, here, for both the permission layer and the compartment's `fs`.
     const grants = yield* Effect.promise(() => resolveFsGrants(options.directory, options.permissions.fs ?? []))
     for (const grant of grants.missing) write("warn", `fs grant ${grant} does not exist: it grants nothing`)
     const { fs: _declared, ...otherPermissions } = options.permissions
     const permissions = grants.fs.length === 0 ? otherPermissions : { ...otherPermissions, fs: grants.fs }
     const supervisedOptions: PluginProcessOptions = { ...options, permissions }
-    const handle = (method: string, params: unknown, signal: AbortSignal): Promise<unknown> => {
+    const handle = (method: string, params: unknown, signal: AbortSignal, peer: SocketBroker.Peer) => {
       if (method === "fetch") return fetch.handle(params, signal)
+      if (socketMethods.has(method)) return sockets.handle(method, params, signal, peer)
       if (options.onRequest === undefined) return Promise.reject(new Error(`${method} is not available`))
       return Runtime.runPromise(runtime)(options.onRequest(method, params), { signal })
     }
@@ -123,6 +164,7 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
             limits,
             backoff: { ...defaultBackoff, ...options.backoff },
             handle,
+            released: sockets.closePeer,
             log,
             decode: (value) => Runtime.runPromise(runtime)(decode(value)),
           }),

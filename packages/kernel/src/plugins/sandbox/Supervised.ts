@@ -5,6 +5,7 @@ import type { PluginDescription } from "./Description.js"
 import { permissionPaths } from "./FsGrants.js"
 import type { PluginProcessOptions } from "./PluginProcess.js"
 import { codeCacheFlags, runnerPaths } from "./RunnerPaths.js"
+import type { Peer } from "./SocketBroker.js"
 import { type Backoff, delays } from "./Supervisor.js"
 
 /** The stateful half of PluginProcess: the current child, its restarts and the calls in between. */
@@ -20,7 +21,10 @@ interface Setup {
   readonly options: PluginProcessOptions
   readonly limits: { memoryMb: number; callTimeoutMs: number; outputBytes: number; startTimeoutMs: number }
   readonly backoff: Backoff
-  readonly handle: (method: string, params: unknown, signal: AbortSignal) => Promise<unknown>
+  /** child→host requests; `peer` is the process that asked (socket events go back to it). */
+  readonly handle: (method: string, params: unknown, signal: AbortSignal, peer: Peer) => Promise<unknown>
+  /** A process exited: what it held in the host (its sockets) goes. */
+  readonly released: (peer: Peer) => void
   readonly log: (level: string, message: string, data?: unknown) => void
   readonly decode: (value: unknown) => Promise<PluginDescription>
 }
@@ -78,6 +82,8 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
   }
 
   const startOnce = async (): Promise<void> => {
+    // Events of the host's sockets go to the process that opened them, never to a successor.
+    const peer: Peer = { emit: (params) => child.request("socket.event", params, null) }
     const child: Child = spawn({
       runner: runner[options.trust],
       execPath: wrapper.execPath,
@@ -88,9 +94,10 @@ export const supervise = async (setup: Setup): Promise<Supervised> => {
       cwd: directory,
       maxMessageBytes,
       memoryMb: limits.memoryMb,
-      handle: setup.handle,
+      handle: (method, params, signal) => setup.handle(method, params, signal, peer),
       log: setup.log,
       exited: (failure) => {
+        setup.released(peer)
         if (child !== current) return
         current = undefined
         scheduleRestart(failure)
