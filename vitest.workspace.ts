@@ -22,6 +22,7 @@ const alias = [
   { find: /^@aide\/testing\/contracts$/, replacement: source("testing/src/effect/contracts/index.ts") },
   { find: /^@aide\/testing\/fixtures$/, replacement: source("testing/src/fixtures/index.ts") },
   { find: /^@aide\/testing\/plugin$/, replacement: source("testing/src/plugin/index.ts") },
+  { find: /^@aide\/testing\/channels$/, replacement: source("testing/src/channels/index.ts") },
   { find: /^@aide\/testing$/, replacement: source("testing/src/index.ts") },
 ]
 

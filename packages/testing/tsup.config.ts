@@ -10,6 +10,7 @@ export default defineConfig({
     contracts: "src/effect/contracts/index.ts",
     fixtures: "src/fixtures/index.ts",
     plugin: "src/plugin/index.ts",
+    channels: "src/channels/index.ts",
   },
   format: ["esm"],
   dts: !jsOnly,

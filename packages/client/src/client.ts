@@ -189,7 +189,23 @@ export const createAideClient = (options: AideClientOptions) => {
     record: (query: T.QueryOf<"memory.getRecord"> = {}) => json<T.MemoryRecordView>("/api/memory/record", { query }),
   }
 
-  const plugins = { list: async () => (await json<T.ResponseOf<"plugins.list">>("/api/plugins")).plugins }
+  const pairing = (id: string, code: string, decision: "approve" | "reject") =>
+    json<T.Pairing>(`${path("/api/plugins/:id", id)}/pairings/${encodeURIComponent(code)}/${decision}`, {
+      method: "POST",
+    })
+  const plugins = {
+    list: async () => (await json<T.ResponseOf<"plugins.list">>("/api/plugins")).plugins,
+    /** A channel plugin's pairing requests waiting for the owner, and the senders approved. */
+    pairings: (id: string) => json<T.PairingList>(`${path("/api/plugins/:id", id)}/pairings`),
+    approvePairing: (id: string, code: string) => pairing(id, code, "approve"),
+    rejectPairing: (id: string, code: string) => pairing(id, code, "reject"),
+    /** Takes an approved sender off a channel's list. */
+    removeSender: (id: string, channelId: string, senderId: string) =>
+      json<T.ResponseOf<"plugins.removeSender">>(
+        `${path("/api/plugins/:id", id)}/senders/${encodeURIComponent(channelId)}/${encodeURIComponent(senderId)}`,
+        { method: "DELETE" },
+      ),
+  }
   const models = { list: async () => (await json<T.ResponseOf<"models.list">>("/api/models")).providers }
   const mcpServers = {
     list: async () => (await json<T.ResponseOf<"mcp.list">>("/api/mcp-servers")).servers,

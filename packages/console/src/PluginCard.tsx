@@ -1,6 +1,7 @@
 import type { Plugin } from "@aide/client"
 import { type FormEvent, useId, useState } from "react"
 import { client } from "./api.js"
+import { ChannelAccess, ConnectionState } from "./ChannelAccess.js"
 import { Icon } from "./Icon.js"
 import { type ConfigField, modelToolName, pluginPatch, pluginState } from "./pluginForm.js"
 
@@ -106,6 +107,10 @@ export function PluginCard({
           })}
         </ul>
       )}
+      {state === "loaded" && <ConnectionState connection={plugin.provides.channels?.connection} />}
+      {state === "loaded" &&
+        plugin.configFields.some((field) => field.key === "pairing") &&
+        plugin.config.pairing === true && <ChannelAccess plugin={plugin} />}
       {plugin.envVars.length > 0 && (
         <ul className="env" aria-label="Environment">
           {plugin.envVars.map((v) => (

@@ -239,7 +239,15 @@ describe("ChannelGateway", () => {
           expect(recorded.notified).toEqual([{ subject: "Digest", body: "All quiet.", threadId: null }])
           const listed = yield* Effect.flatMap(gateway, (channels) => channels.endpoints)
           expect(listed).toEqual([
-            { key: "tg:bot", pluginId: "tg", channelId: "bot", name: "Telegram", webhookPath: null, realtime: false },
+            {
+              key: "tg:bot",
+              pluginId: "tg",
+              channelId: "bot",
+              name: "Telegram",
+              webhookPath: null,
+              realtime: false,
+              connection: null,
+            },
           ])
         }).pipe(Effect.provide(kernel(db, server, dataDir, recordingEndpoint(recorded))))
       }).pipe(Effect.scoped),

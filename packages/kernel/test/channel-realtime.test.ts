@@ -66,6 +66,13 @@ describe("realtime connections", () => {
       expect(starts).toEqual([0, 1, 3, 7, 15])
       const listed = yield* gateway.endpoints
       expect(listed[0]).toMatchObject({ key: "tg:bot", realtime: true, webhookPath: null })
+      // Shown on the plugin's card: failing, why, how many times in a row, since when.
+      expect(listed[0]?.connection).toEqual({
+        state: "reconnecting",
+        reason: "connection refused",
+        failures: 5,
+        since: new Date(15_000),
+      })
     }).pipe(Effect.provide(gatewayLayer)),
   )
 
@@ -104,6 +111,36 @@ describe("realtime connections", () => {
       }
       // 0, 1, 3, 7 (held until 607), then 1 s later, and doubling again from there.
       expect(starts).toEqual([0, 1, 3, 7, 608, 610, 614])
+    }),
+  )
+
+  it.scoped("the status says connected while a run holds, and forgets old failures after a healthy run", () =>
+    Effect.gen(function* () {
+      const statuses: Array<{ state: string; reason: string | null; failures: number }> = []
+      let run = 0
+      const connection = Effect.suspend(() => {
+        run++
+        const failure = new ChannelDeliveryError({ channel: "tg:bot", message: `drop ${run}` })
+        return run === 2
+          ? Effect.zipRight(Effect.sleep(Duration.minutes(2)), Effect.fail(failure))
+          : Effect.fail(failure)
+      })
+      yield* Effect.forkScoped(
+        keepUp("tg:bot", connection, {}, ({ state, reason, failures }) => statuses.push({ state, reason, failures })),
+      )
+      yield* settle
+      for (let second = 0; second < 123; second++) {
+        yield* TestClock.adjust(Duration.seconds(1))
+        yield* settle
+      }
+      expect(statuses).toEqual([
+        { state: "connected", reason: null, failures: 0 },
+        { state: "reconnecting", reason: "drop 1", failures: 1 },
+        { state: "connected", reason: "drop 1", failures: 1 },
+        { state: "reconnecting", reason: "drop 2", failures: 1 },
+        { state: "connected", reason: "drop 2", failures: 1 },
+        { state: "reconnecting", reason: "drop 3", failures: 2 },
+      ])
     }),
   )
 

@@ -26,6 +26,9 @@ export const makeContext = (config: Record<string, unknown>) => {
       answers.push(answer)
     },
     fetch: globalThis.fetch,
+    connect: async () => {
+      throw new Error("this channel opens no TCP connection")
+    },
     webSocket: (url: string) => new WebSocket(url),
   } as ChannelContext
   return { context, received, answers, logs, controller }

@@ -100,10 +100,20 @@ const telegram = ({ config, env }) => {
   const settings = settingsOf(config, env)
   const api = new Api(settings.botToken, { apiRoot: settings.apiRoot })
   /** @type {import("./inbound.js").Inbound} */
+  /** @type {Promise<{ id: number, username?: string }> | undefined} */
+  let me
   const inbound = {
     api,
     ownerId: settings.ownerId,
-    fileUrl: (filePath) => `${settings.apiRoot}/file/bot${settings.botToken}/${filePath}`,
+    fileUrl: (/** @type {string} */ filePath) => `${settings.apiRoot}/file/bot${settings.botToken}/${filePath}`,
+    // Asked once, when a group message first needs it; a failed ask is asked again next time.
+    me: () => {
+      me ??= api.getMe().catch((error) => {
+        me = undefined
+        throw error
+      })
+      return me
+    },
   }
   /** @type {ChannelDefinition} */
   const base = {

@@ -2,8 +2,10 @@
 /**
  * Markdown (what the assistant writes) to Telegram HTML (`parse_mode: "HTML"`), and the split of
  * long messages. The split happens on the Markdown, before formatting, so every chunk is
- * formatted on its own and no tag is ever cut; every piece of text is HTML-escaped.
+ * formatted on its own and no tag is ever cut; every piece of text is HTML-escaped. The split is
+ * `splitMessage` of `@aide/plugin` (paragraphs, lines, words; code fences closed and reopened).
  */
+import { splitMessage } from "@aide/plugin"
 
 /** Telegram's limit: 4,096 characters of a message's text after entities are parsed. */
 export const MESSAGE_LIMIT = 4096
@@ -76,64 +78,7 @@ export const markdownToHtml = (markdown) => {
 }
 
 /**
- * Cuts a string at most `limit` long, preferring the last space; never inside a surrogate pair.
- * @param {string} text
- * @param {number} limit
- */
-const cut = (text, limit) => {
-  const space = text.lastIndexOf(" ", limit - 1)
-  let at = space > limit / 2 ? space + 1 : limit
-  const code = text.charCodeAt(at - 1)
-  if (code >= 0xd800 && code <= 0xdbff) at -= 1
-  return at
-}
-
-/**
- * Splits Markdown into chunks of at most `limit` characters, at line ends where it can, else at
- * a space. A chunk that ends inside a code fence closes it and the next one reopens it, so each
- * chunk is valid Markdown on its own.
- * @param {string} markdown
- * @param {number} [limit]
- * @returns {string[]}
- */
-export const splitMarkdown = (markdown, limit = MESSAGE_LIMIT) => {
-  /** @type {string[]} */
-  const chunks = []
-  let current = ""
-  /** @type {string | null} the opening fence line we are inside of */
-  let fence = null
-  const reserve = () => (fence === null ? 0 : 4) // "\n```" to close a fence
-  const flush = () => {
-    const body = fence === null ? current : `${current.replace(/\n$/, "")}\n\`\`\``
-    if (body.trim() !== "") chunks.push(body.replace(/\n+$/, ""))
-    current = fence === null ? "" : `${fence}\n`
-  }
-  const lines = markdown.split("\n")
-  lines.forEach((line, index) => {
-    let piece = index < lines.length - 1 ? `${line}\n` : line
-    while (current.length + piece.length + reserve() > limit) {
-      const room = limit - current.length - reserve()
-      // A line that fits in an empty chunk moves there whole; a longer one is cut.
-      if (current.length > (fence === null ? 0 : fence.length + 1) && piece.length + reserve() <= limit) {
-        flush()
-        continue
-      }
-      const at = cut(piece, Math.max(room, 1))
-      current += piece.slice(0, at)
-      piece = piece.slice(at)
-      flush()
-    }
-    current += piece
-    if (/^\s*```/.test(line)) fence = fence === null ? line.trim() : null
-  })
-  if (current.trim() !== "" && current !== `${fence}\n`) {
-    chunks.push(fence === null ? current : `${current.replace(/\n$/, "")}\n\`\`\``)
-  }
-  return chunks
-}
-
-/**
  * Markdown to the HTML texts of the messages that carry it, each within Telegram's limit.
  * @param {string} markdown
  */
-export const toTelegramMessages = (markdown) => splitMarkdown(markdown).map(markdownToHtml)
+export const toTelegramMessages = (markdown) => splitMessage(markdown, MESSAGE_LIMIT).map(markdownToHtml)

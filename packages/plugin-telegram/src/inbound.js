@@ -1,8 +1,9 @@
 // @ts-check
 /**
- * What comes in from Telegram, the same for long polling and the webhook: the owner's messages
- * (text, photos, documents) go to the assistant, the owner's button presses answer approvals.
- * Anyone else is ignored, and logged without what they wrote.
+ * What comes in from Telegram, the same for long polling and the webhook: messages (text,
+ * photos, documents) go to the assistant with their sender, group and mention, button presses
+ * answer approvals with who pressed them. Aide's gateway decides who may talk (the plugin's
+ * `allowFrom`, `ownerId`, `pairing` and `groups` settings): a sender it refuses gets nothing.
  */
 import { approvalIdOf, grammySignal } from "./outbound.js"
 
@@ -20,6 +21,7 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024
  * @property {Api} api
  * @property {string} ownerId
  * @property {(filePath: string) => string} fileUrl where a `getFile` path is downloaded from
+ * @property {() => Promise<{ id: number, username?: string }>} me the bot itself (for mentions)
  */
 
 /**
@@ -95,18 +97,47 @@ const onMessage = async (inbound, message, context) => {
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
       context.log("telegram: a file was not passed on", { reason })
-      const limit = `${MAX_FILE_BYTES / 1024 / 1024} MiB`
-      await inbound.api.sendMessage(message.chat.id, `The file was not passed on (${reason}; the limit is ${limit}).`)
+      // Told only to the owner: anyone else must not learn that a bot reads this chat.
+      if (String(message.from?.id) === inbound.ownerId) {
+        const limit = `${MAX_FILE_BYTES / 1024 / 1024} MiB`
+        await inbound.api.sendMessage(message.chat.id, `The file was not passed on (${reason}; the limit is ${limit}).`)
+      }
     }
   }
   if (text === "" && files.length === 0) return
-  const from = message.from
-  const name = [from?.first_name, from?.last_name].filter(Boolean).join(" ")
+  const group = message.chat.type !== "private"
   await context.receive({
     conversationId: String(message.chat.id),
     text,
     ...(files.length > 0 ? { files } : {}),
-    ...(from === undefined ? {} : { sender: name === "" ? { id: String(from.id) } : { id: String(from.id), name } }),
+    ...(message.from === undefined ? {} : { sender: senderOf(message.from) }),
+    ...(group ? { group, mentioned: await mentions(inbound, message) } : {}),
+  })
+}
+
+/**
+ * @param {import("grammy/types").User} from
+ * @returns {{ id: string, name?: string }}
+ */
+const senderOf = (from) => {
+  const name = [from.first_name, from.last_name].filter(Boolean).join(" ")
+  return name === "" ? { id: String(from.id) } : { id: String(from.id), name }
+}
+
+/**
+ * Whether a group message is addressed to the bot: an @mention of it, or a reply to its message.
+ * @param {Inbound} inbound
+ * @param {Message} message
+ */
+const mentions = async (inbound, message) => {
+  const me = await inbound.me()
+  if (message.reply_to_message?.from?.id === me.id) return true
+  const text = message.text ?? message.caption ?? ""
+  const entities = message.entities ?? message.caption_entities ?? []
+  return entities.some((entity) => {
+    if (entity.type === "text_mention") return entity.user.id === me.id
+    if (entity.type !== "mention" || me.username === undefined) return false
+    return text.slice(entity.offset, entity.offset + entity.length).toLowerCase() === `@${me.username.toLowerCase()}`
   })
 }
 
@@ -124,7 +155,7 @@ const onCallbackQuery = async (inbound, query, context) => {
   }
   const conversationId = String(message.chat.id)
   try {
-    await context.answerApproval({ conversationId, ...decision })
+    await context.answerApproval({ conversationId, ...decision, sender: senderOf(query.from) })
   } catch (error) {
     context.log("telegram: the approval answer was refused", { error: String(error) })
     await inbound.api.answerCallbackQuery(query.id, { text: "This approval could not be recorded." })
@@ -148,14 +179,6 @@ export const handleUpdate = async (inbound, update, context) => {
   const query = update.callback_query
   const from = message?.from ?? query?.from
   if (from === undefined || (message === undefined && query === undefined)) return
-  if (String(from.id) !== inbound.ownerId) {
-    context.log("telegram: ignored an update from someone who is not the owner", {
-      userId: from.id,
-      kind: message === undefined ? "callback_query" : "message",
-    })
-    if (query !== undefined) await inbound.api.answerCallbackQuery(query.id)
-    return
-  }
   if (message !== undefined) await onMessage(inbound, message, context)
   else if (query !== undefined) await onCallbackQuery(inbound, query, context)
 }

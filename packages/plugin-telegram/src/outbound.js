@@ -3,7 +3,8 @@
  * What goes out to Telegram: replies (with approve / deny buttons for pending tool calls) and
  * notifications to the owner.
  */
-import { escapeHtml, MESSAGE_LIMIT, markdownToHtml, splitMarkdown, toTelegramMessages } from "./format.js"
+import { splitMessage } from "@aide/plugin"
+import { escapeHtml, MESSAGE_LIMIT, markdownToHtml, toTelegramMessages } from "./format.js"
 
 /** @typedef {import("@aide/plugin").PendingApproval} PendingApproval */
 /** @typedef {import("grammy").Api} Api */
@@ -127,7 +128,7 @@ export const sendNotification = async (api, ownerId, notification, signal) => {
   const subject = `<b>${escapeHtml(notification.subject)}</b>`
   // The subject shares the first message with the body: leave it room.
   const limit = Math.max(MESSAGE_LIMIT - notification.subject.length - 2, 1024)
-  const [first, ...rest] = splitMarkdown(notification.body, limit).map(markdownToHtml)
+  const [first, ...rest] = splitMessage(notification.body, limit).map(markdownToHtml)
   await api.sendMessage(
     ownerId,
     first === undefined ? subject : `${subject}\n\n${first}`,

@@ -89,14 +89,44 @@ describe("long polling", () => {
     await started
   })
 
-  it("ignores everyone but the owner and logs them without their words", async () => {
+  it("passes every sender on with its id: Aide's gateway decides who may talk", async () => {
     const { received, logs, controller, started } = polling()
     fake.pushUpdate(textUpdate(STRANGER, "secret stranger words"))
     fake.pushUpdate(textUpdate(OWNER, "mine"))
-    await waitUntil(() => received.length === 1)
-    expect(received.map((message) => message.text)).toEqual(["mine"])
-    expect(logs.some((entry) => JSON.stringify(entry.data).includes(String(STRANGER)))).toBe(true)
+    await waitUntil(() => received.length === 2)
+    expect(received.map((message) => message.sender?.id)).toEqual([String(STRANGER), String(OWNER)])
     expect(JSON.stringify(logs)).not.toContain("secret stranger words")
+    expect(fake.sent).toEqual([])
+    controller.abort()
+    await started
+  })
+
+  it("marks group messages, and whether they mention the bot (@username or a reply to it)", async () => {
+    const { received, controller, started } = polling()
+    const inGroup = (text: string, extra: Record<string, unknown> = {}) => ({
+      message: { ...textUpdate(OWNER, text).message, chat: { id: -100, type: "supergroup" }, ...extra },
+    })
+    fake.pushUpdate(inGroup("just chatting"))
+    fake.pushUpdate(inGroup("@aide_test_bot hi", { entities: [{ type: "mention", offset: 0, length: 14 }] }))
+    fake.pushUpdate(inGroup("@someone_else hi", { entities: [{ type: "mention", offset: 0, length: 13 }] }))
+    fake.pushUpdate(
+      inGroup("and you?", {
+        reply_to_message: {
+          message_id: 1,
+          date: 0,
+          chat: { id: -100, type: "supergroup" },
+          from: { id: 123456, is_bot: true, first_name: "Aide" },
+        },
+      }),
+    )
+    await waitUntil(() => received.length === 4)
+    expect(received.map((message) => [message.group, message.mentioned])).toEqual([
+      [true, false],
+      [true, true],
+      [true, false],
+      [true, true],
+    ])
+    expect(received[0]!.conversationId).toBe("-100")
     controller.abort()
     await started
   })
@@ -192,7 +222,12 @@ describe("approvals", () => {
       },
     })
     await waitUntil(() => answers.length === 1)
-    expect(answers[0]).toEqual({ conversationId: String(OWNER), approvalId: "aitxt-abc123", approved: false })
+    expect(answers[0]).toEqual({
+      conversationId: String(OWNER),
+      approvalId: "aitxt-abc123",
+      approved: false,
+      sender: { id: String(OWNER), name: "Ada" },
+    })
     const answered = await fake.waitFor("answerCallbackQuery")
     expect(answered.params).toMatchObject({ callback_query_id: "cb-1", text: "Denied" })
     controller.abort()
@@ -221,12 +256,12 @@ describe("approvals", () => {
       },
     })
     await waitUntil(() => answers.length === 1)
-    expect(answers[0]).toEqual({ conversationId: String(OWNER), approvalId, approved: true })
+    expect(answers[0]).toMatchObject({ conversationId: String(OWNER), approvalId, approved: true })
     controller.abort()
     await started
   })
 
-  it("ignores button presses from someone else", async () => {
+  it("passes who pressed a button on (the gateway refuses a sender not allowed)", async () => {
     const { answers, controller, started } = polling()
     fake.pushUpdate({
       callback_query: {
@@ -238,7 +273,14 @@ describe("approvals", () => {
       },
     })
     await fake.waitFor("answerCallbackQuery", (call) => call.params.callback_query_id === "cb-3")
-    expect(answers).toEqual([])
+    expect(answers).toEqual([
+      {
+        conversationId: String(OWNER),
+        approvalId: "aitxt-1",
+        approved: true,
+        sender: { id: String(STRANGER), name: "Eve" },
+      },
+    ])
     controller.abort()
     await started
   })

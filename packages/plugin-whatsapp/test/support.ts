@@ -25,6 +25,12 @@ export const makeContext = (config: Record<string, unknown>) => {
       answers.push(answer)
     },
     fetch: globalThis.fetch,
+    webSocket: () => {
+      throw new Error("this channel opens no WebSocket")
+    },
+    connect: async () => {
+      throw new Error("this channel opens no TCP connection")
+    },
   } as ChannelContext
   return { context, received, answers, logs, controller }
 }

@@ -80,8 +80,16 @@ export interface InboundMessage {
   readonly conversationId: string
   readonly text: string
   readonly files?: ReadonlyArray<InboundFile>
-  /** Who wrote it, as the platform knows them (channels decide who may talk; see `ownerId` fields). */
+  /**
+   * Who wrote it, as the platform knows them: its stable user id, e-mail address or E.164 phone
+   * number. Aide decides who may talk (the plugin's `allowFrom` and `pairing` settings): a
+   * channel passes every message on with its sender and does not filter itself.
+   */
   readonly sender?: { readonly id: string; readonly name?: string }
+  /** The conversation is a group room or channel (answered only with the plugin's `groups` on). */
+  readonly group?: boolean
+  /** The message mentions the assistant (in a group, only those are answered). */
+  readonly mentioned?: boolean
 }
 
 /** A tool call waiting for the owner, sent with a reply so the channel can offer approve / deny. */
@@ -172,6 +180,8 @@ export interface ChannelContext<Config = Readonly<Record<string, unknown>>> {
     readonly conversationId: string
     readonly approvalId: string
     readonly approved: boolean
+    /** Who pressed the button: checked like a message's sender (an unknown one is refused). */
+    readonly sender?: { readonly id: string; readonly name?: string }
   }) => Promise<void>
   /**
    * `fetch`, performed by Aide to the channel entry's `permissions.network` hosts only (https;
@@ -298,6 +308,8 @@ export type ChannelModule<Config = Readonly<Record<string, unknown>>> =
       readonly config: Config
       readonly env: Readonly<Record<string, string>>
     }) => ChannelDefinition<Config> | Promise<ChannelDefinition<Config>>)
+
+export { splitMessage } from "./split.js"
 
 /** The manifest, typed. */
 export const definePlugin = <const M extends PluginManifest>(manifest: M): M => manifest

@@ -8,6 +8,7 @@ import * as Chat from "../chat/Chat.js"
 import * as StreamHub from "../chat/StreamHub.js"
 import * as AppConfig from "../config/AppConfig.js"
 import * as DeliveringInbox from "../inbox/DeliveringInbox.js"
+import * as PairingInbox from "../inbox/PairingInbox.js"
 import * as McpOAuth from "../mcp/McpOAuth.js"
 import * as McpRegistry from "../mcp/McpRegistry.js"
 import * as Memory from "../memory/Memory.js"
@@ -52,10 +53,13 @@ export function services(options: ServicesOptions = {}): Layer.Layer<Services, S
   const channels = Layer.provideMerge(options.channels ?? Layer.empty, ChannelRegistry.layer)
   const inboxService = options.inboxLayer ?? DeliveringInbox.layer(options.inbox)
   const inbox = inboxService.pipe(Layer.provideMerge(channels))
-  // Channel plugins talk to chat and register their notifiers in the inbox's registry.
+  // Channel plugins talk to chat and register their notifiers in the inbox's registry; pairing
+  // requests of unknown senders are told to the owner in the inbox.
   const gateway = Layer.provideMerge(
     options.channelEndpoints ?? Layer.empty,
-    ChannelGateway.layer(options.channelGateway).pipe(Layer.provide([chat, channels])),
+    ChannelGateway.layer(options.channelGateway).pipe(
+      Layer.provide([chat, channels, PairingInbox.layer.pipe(Layer.provide(inbox))]),
+    ),
   )
   // Connects in background fibers: a slow or broken MCP server never holds up startup.
   const mcp = (options.mcpRegistry ?? McpRegistry.layer(options.mcp)).pipe(

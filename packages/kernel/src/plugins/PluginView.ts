@@ -56,6 +56,18 @@ export const PluginView = Schema.Struct({
         webhook: Schema.NullOr(Schema.Boolean),
         realtime: Schema.NullOr(Schema.Boolean),
         webhookPath: nullable,
+        /**
+         * Beyond SPEC: the realtime connection, when a loaded channel keeps one. `reconnecting`
+         * with `reason` is a channel that keeps failing (docs/api-decisions.md).
+         */
+        connection: Schema.optional(
+          Schema.Struct({
+            state: Schema.Literal("standby", "connected", "reconnecting"),
+            reason: nullable,
+            failures: Schema.Number,
+            since: Schema.String,
+          }),
+        ),
       }),
     ),
   }),

@@ -33,7 +33,8 @@ export interface PluginHarness {
   readonly close: () => Promise<void>
 }
 
-const manifestId = async (directory: string): Promise<string> => {
+/** The `id` of the plugin in `directory` (its `aide.plugin.json`). */
+export const manifestId = async (directory: string): Promise<string> => {
   const manifest = JSON.parse(await Fs.readFile(Path.join(directory, "aide.plugin.json"), "utf8")) as { id?: unknown }
   if (typeof manifest.id !== "string") throw new Error(`${directory}: aide.plugin.json has no id`)
   return manifest.id
@@ -121,7 +122,8 @@ const lastOf = async (result: unknown): Promise<unknown> => {
   return last
 }
 
-const waitLoaded = (pluginId: string) =>
+/** Waits until the plugin is loaded (15 s at most); fails with why it did not load. */
+export const waitLoaded = (pluginId: string) =>
   Effect.gen(function* () {
     const loader = yield* PluginLoader.PluginLoader
     for (let attempt = 0; attempt < 300; attempt++) {

@@ -54,12 +54,22 @@ export const InboundFile = Schema.Struct({
   filename: Schema.optional(Schema.String),
 })
 
+/** Who wrote a message or pressed a button: the platform's stable id (user id, address, E.164 number). */
+export const Sender = Schema.Struct({
+  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(320)),
+  name: Schema.optional(bounded(200)),
+})
+export type Sender = typeof Sender.Type
+
 /** A message that reached a channel and is meant for the assistant. */
 export const InboundMessage = Schema.Struct({
   conversationId: Schema.String.pipe(Schema.minLength(1)),
   text: Schema.String,
   files: Schema.optional(Schema.Array(InboundFile)),
-  sender: Schema.optional(Schema.Struct({ id: Schema.String, name: Schema.optional(Schema.String) })),
+  sender: Schema.optional(Sender),
+  /** A group room or channel: answered only with the channel's `groups` on, and then only when `mentioned`. */
+  group: Schema.optional(Schema.Boolean),
+  mentioned: Schema.optional(Schema.Boolean),
 }).annotations({ identifier: "InboundMessage" })
 export type InboundMessage = typeof InboundMessage.Type
 

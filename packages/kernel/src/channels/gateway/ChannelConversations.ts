@@ -17,6 +17,30 @@ export interface ChannelApproval {
   readonly toolCallId: string
 }
 
+/** An unknown sender's request to talk, waiting for the owner until `expiresAt`. */
+export interface PairingRequest {
+  readonly pluginId: string
+  readonly channelId: string
+  /** Short, one-time, unique among the plugin's requests: how the owner names it. */
+  readonly code: string
+  readonly senderId: string
+  readonly senderName: string | null
+  readonly createdAt: Date
+  readonly expiresAt: Date
+}
+
+/** A sender the owner let in by approving their pairing request. */
+export interface ApprovedSender {
+  readonly pluginId: string
+  readonly channelId: string
+  readonly senderId: string
+  readonly senderName: string | null
+  readonly approvedAt: Date
+}
+
+/** `requestPairing`'s outcome: stored, one of that sender's already waiting, or the channel's bound reached. */
+export type PairingOutcome = "created" | "pending" | "full"
+
 /**
  * Where the channel gateway keeps which Aide thread each channel conversation talks in, and the
  * approval ids it handed out. Both survive restarts. `bind` is conditional so that two
@@ -48,6 +72,37 @@ export class ChannelConversations extends Context.Tag("@aide/kernel/ChannelConve
     readonly saveApprovals: (approvals: ReadonlyArray<ChannelApproval>, at: Date) => Effect.Effect<void, StorageError>
     /** The saved approval (conversation, thread, run, tool call); none for an unknown id. */
     readonly approval: (approvalId: string) => Effect.Effect<Option.Option<ChannelApproval>, StorageError>
+    /** Whether the owner approved the sender on that channel (and did not remove them since). */
+    readonly isApproved: (pluginId: string, channelId: string, senderId: string) => Effect.Effect<boolean, StorageError>
+    /**
+     * Stores the request unless the sender has one waiting on that channel ("pending") or the
+     * channel has `maxPending` unexpired ones ("full"); requests expired at `request.createdAt`
+     * are forgotten first. One sender has at most one request per channel.
+     */
+    readonly requestPairing: (
+      request: PairingRequest,
+      maxPending: number,
+    ) => Effect.Effect<PairingOutcome, StorageError>
+    /** The plugin's requests not expired at `now`, oldest first. */
+    readonly pairings: (pluginId: string, now: Date) => Effect.Effect<ReadonlyArray<PairingRequest>, StorageError>
+    /**
+     * Takes the request away (once: a second call finds nothing) and, when `approved`, adds its
+     * sender to the channel's approved senders. None when no unexpired request has that code.
+     */
+    readonly decidePairing: (
+      pluginId: string,
+      code: string,
+      approved: boolean,
+      now: Date,
+    ) => Effect.Effect<Option.Option<PairingRequest>, StorageError>
+    /** The plugin's approved senders, oldest first. */
+    readonly approvedSenders: (pluginId: string) => Effect.Effect<ReadonlyArray<ApprovedSender>, StorageError>
+    /** Forgets an approved sender; false when there was none. */
+    readonly removeSender: (
+      pluginId: string,
+      channelId: string,
+      senderId: string,
+    ) => Effect.Effect<boolean, StorageError>
   }
 >() {}
 
@@ -57,6 +112,15 @@ const keyOf = (ref: ConversationRef) => JSON.stringify([ref.pluginId, ref.channe
 export const makeMemory = Effect.sync(() => {
   const threads = new Map<string, string>()
   const approvals = new Map<string, ChannelApproval>()
+  const requests: Array<PairingRequest> = []
+  const senders = new Map<string, ApprovedSender>()
+  const senderKey = (pluginId: string, channelId: string, senderId: string) =>
+    JSON.stringify([pluginId, channelId, senderId])
+  const forgetExpired = (now: Date) => {
+    for (let index = requests.length - 1; index >= 0; index--) {
+      if (requests[index]!.expiresAt.getTime() <= now.getTime()) requests.splice(index, 1)
+    }
+  }
   return ChannelConversations.of({
     threadOf: (ref) => Effect.sync(() => Option.fromNullable(threads.get(keyOf(ref)))),
     bind: (ref, threadId, replacing) =>
@@ -70,6 +134,35 @@ export const makeMemory = Effect.sync(() => {
         for (const approval of list) approvals.set(approval.approvalId, approval)
       }),
     approval: (id) => Effect.sync(() => Option.fromNullable(approvals.get(id))),
+    isApproved: (pluginId, channelId, senderId) =>
+      Effect.sync(() => senders.has(senderKey(pluginId, channelId, senderId))),
+    requestPairing: (request, maxPending) =>
+      Effect.sync(() => {
+        forgetExpired(request.createdAt)
+        const channel = requests.filter((r) => r.pluginId === request.pluginId && r.channelId === request.channelId)
+        if (channel.some((r) => r.senderId === request.senderId)) return "pending" as const
+        if (channel.length >= maxPending) return "full" as const
+        requests.push(request)
+        return "created" as const
+      }),
+    pairings: (pluginId, now) =>
+      Effect.sync(() => requests.filter((r) => r.pluginId === pluginId && r.expiresAt.getTime() > now.getTime())),
+    decidePairing: (pluginId, code, approved, now) =>
+      Effect.sync(() => {
+        forgetExpired(now)
+        const index = requests.findIndex((r) => r.pluginId === pluginId && r.code === code)
+        if (index < 0) return Option.none()
+        const [request] = requests.splice(index, 1)
+        const { channelId, senderId, senderName } = request!
+        const key = senderKey(pluginId, channelId, senderId)
+        if (approved && !senders.has(key))
+          senders.set(key, { pluginId, channelId, senderId, senderName, approvedAt: now })
+        return Option.some(request!)
+      }),
+    approvedSenders: (pluginId) =>
+      Effect.sync(() => Array.from(senders.values()).filter((sender) => sender.pluginId === pluginId)),
+    removeSender: (pluginId, channelId, senderId) =>
+      Effect.sync(() => senders.delete(senderKey(pluginId, channelId, senderId))),
   })
 })
 

@@ -29,6 +29,22 @@ export interface ChannelEndpoint {
   readonly realtime: null | Effect.Effect<void, ChannelDeliveryError>
   readonly send: null | ((message: OutgoingMessage) => Effect.Effect<void, ChannelDeliveryError>)
   readonly notify: null | ((notification: Notification) => Effect.Effect<void, ChannelDeliveryError>)
+  /**
+   * Who may talk through the channel (the plugin's `allowFrom`, `pairing` and `groups` settings).
+   * Absent or null: the gateway lets every message through (an in-process channel that checks
+   * its senders itself, or a signed webhook whose signature is the proof).
+   */
+  readonly access?: ChannelAccess | null
+}
+
+/** Owner-only access: the senders allowed, whether unknown ones may ask to pair, and group rooms. */
+export interface ChannelAccess {
+  /** Sender ids allowed to talk (besides those the owner approved by pairing). */
+  readonly allowFrom: ReadonlyArray<string>
+  /** An unknown sender in a direct conversation creates a pairing request the owner answers. */
+  readonly pairing: boolean
+  /** Group conversations are answered (only messages that mention the assistant, from allowed senders). */
+  readonly groups: boolean
 }
 
 /** `<pluginId>:<channelId>`: the destination key and the gateway's name of an endpoint. */
@@ -56,6 +72,12 @@ export class ConversationBusy extends Schema.TaggedError<ConversationBusy>()("Co
   key: Schema.String,
   conversationId: Schema.String,
   waiting: Schema.Number,
+}) {}
+
+/** No pairing request of the plugin has that code (never made, expired, or already answered). */
+export class PairingNotFound extends Schema.TaggedError<PairingNotFound>()("PairingNotFound", {
+  pluginId: Schema.String,
+  code: Schema.String,
 }) {}
 
 /** The approval id was not handed to this conversation of this channel. */

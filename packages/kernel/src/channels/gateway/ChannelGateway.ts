@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Schema, type Scope } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema, type Scope } from "effect"
 import type { Chat } from "../../chat/Chat.js"
 import { dataUrlProblem } from "../../chat/DataUrl.js"
 import type { Ids } from "../../ids/Ids.js"
@@ -7,8 +7,8 @@ import * as Leases from "../../replicas/Leases.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import type { Threads } from "../../threads/Threads.js"
 import { ChannelRegistry } from "../ChannelRegistry.js"
-import { InboundMessage } from "./ChannelContract.js"
-import { ChannelConversations } from "./ChannelConversations.js"
+import { InboundMessage, type Sender } from "./ChannelContract.js"
+import { type ApprovedSender, ChannelConversations, type PairingRequest } from "./ChannelConversations.js"
 import {
   ApprovalNotFound,
   type ChannelEndpoint,
@@ -17,11 +17,14 @@ import {
   channelKey,
   InvalidInboundMessage,
   idPattern,
+  PairingNotFound,
   webhookPath,
 } from "./ChannelEndpoint.js"
+import * as Access from "./internal/Access.js"
 import * as ConversationQueues from "./internal/ConversationQueues.js"
 import * as ConversationRuns from "./internal/ConversationRuns.js"
-import type { RealtimeOptions } from "./Realtime.js"
+import { PairingNotifier } from "./PairingNotifier.js"
+import type { ConnectionStatus, RealtimeOptions } from "./Realtime.js"
 import { keepUp } from "./Realtime.js"
 import { WebhookReplays } from "./WebhookReplays.js"
 import * as Webhooks from "./Webhooks.js"
@@ -34,12 +37,22 @@ export interface EndpointInfo {
   readonly name: string
   readonly webhookPath: string | null
   readonly realtime: boolean
+  /** The realtime connection's state and last error (null without realtime). */
+  readonly connection: ConnectionStatus | null
 }
 
 export interface ApprovalAnswer {
   readonly conversationId: string
   readonly approvalId: string
   readonly approved: boolean
+  /** Who pressed the button; given, it must be allowed to talk (else `ApprovalNotFound`). */
+  readonly sender?: Sender | undefined
+}
+
+/** A plugin's pairing requests waiting for the owner, and the senders the owner approved. */
+export interface PluginPairings {
+  readonly pairings: ReadonlyArray<PairingRequest>
+  readonly senders: ReadonlyArray<ApprovedSender>
 }
 
 /**
@@ -67,6 +80,20 @@ export class ChannelGateway extends Context.Tag("@aide/kernel/ChannelGateway")<
       key: string,
       answer: ApprovalAnswer,
     ) => Effect.Effect<void, ChannelNotFound | ApprovalNotFound | ConversationBusy | StorageError>
+    /** The plugin's unexpired pairing requests and approved senders (for the owner's console). */
+    readonly pairings: (pluginId: string) => Effect.Effect<PluginPairings, StorageError>
+    /** The owner's answer to a pairing request: approved, its sender may talk from then on. */
+    readonly decidePairing: (
+      pluginId: string,
+      code: string,
+      approved: boolean,
+    ) => Effect.Effect<PairingRequest, PairingNotFound | StorageError>
+    /** Takes an approved sender off the channel's list; false when it was not on it. */
+    readonly removeSender: (
+      pluginId: string,
+      channelId: string,
+      senderId: string,
+    ) => Effect.Effect<boolean, StorageError>
     /** A request to `POST /wh/<pluginId>/<channelId>`: limited, verified, handed to the channel. */
     readonly webhook: (
       pluginId: string,
@@ -74,11 +101,7 @@ export class ChannelGateway extends Context.Tag("@aide/kernel/ChannelGateway")<
       request: Webhooks.IncomingWebhook,
     ) => Effect.Effect<Webhooks.WebhookAnswer>
     /** A `GET /wh/<pluginId>/<channelId>`: the subscription handshake of `subscribe` verifications. */
-    readonly webhookChallenge: (
-      pluginId: string,
-      channelId: string,
-      request: Webhooks.IncomingChallenge,
-    ) => Effect.Effect<Webhooks.WebhookAnswer>
+    readonly webhookChallenge: Webhooks.ChallengeRoute
   }
 >() {}
 
@@ -87,6 +110,8 @@ export interface ChannelGatewayOptions {
   /** Messages and approvals waiting per conversation (the running one included); default 16. */
   readonly queueCapacity?: number
   readonly webhooks?: Webhooks.WebhookOptions
+  /** Pairing requests' lifetime and bound, and how often an unknown sender is logged. */
+  readonly access?: Access.AccessOptions
 }
 
 export const make = (options: ChannelGatewayOptions = {}) =>
@@ -99,6 +124,9 @@ export const make = (options: ChannelGatewayOptions = {}) =>
     const webhooks = Webhooks.make(yield* RateLimiter, yield* WebhookReplays, options.webhooks)
     // Taken from the gateway's own context: `register` runs in its caller's (a plugin's fibers).
     const leases = yield* Effect.serviceOption(Leases.Leases)
+    const gate = Access.make(conversations, yield* Effect.serviceOption(PairingNotifier), options.access)
+    const connections = new Map<string, ConnectionStatus>()
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     const register = (endpoint: ChannelEndpoint) =>
       Effect.gen(function* () {
@@ -127,8 +155,13 @@ export const make = (options: ChannelGatewayOptions = {}) =>
         }
         // One connection per channel across replicas (two pollers on one bot token fight each other).
         if (endpoint.realtime !== null) {
+          const report = (status: ConnectionStatus) => {
+            if (endpoints.get(key) === endpoint) connections.set(key, status)
+          }
+          report({ state: "standby", reason: null, failures: 0, since: yield* now })
+          yield* Effect.addFinalizer(() => Effect.sync(() => endpoints.has(key) || connections.delete(key)))
           yield* Effect.forkScoped(
-            Leases.guarded(leases, `channel:${key}`, keepUp(key, endpoint.realtime, options.realtime)),
+            Leases.guarded(leases, `channel:${key}`, keepUp(key, endpoint.realtime, options.realtime, report)),
           )
         }
       })
@@ -141,6 +174,7 @@ export const make = (options: ChannelGatewayOptions = {}) =>
         name: endpoint.name,
         webhookPath: endpoint.webhook === null ? null : webhookPath(endpoint.pluginId, endpoint.channelId),
         realtime: endpoint.realtime !== null,
+        connection: endpoint.realtime === null ? null : (connections.get(key) ?? null),
       })),
     )
 
@@ -173,7 +207,7 @@ export const make = (options: ChannelGatewayOptions = {}) =>
     const decodeInbound = Schema.decodeUnknown(InboundMessage)
 
     const receive = Effect.fn("ChannelGateway.receive")(function* (key: string, input: InboundMessage) {
-      yield* lookup(key)
+      const endpoint = yield* lookup(key)
       const invalid = (message: string) => new InvalidInboundMessage({ key, message })
       const message = yield* Effect.mapError(decodeInbound(input), (error) => invalid(error.message))
       if (message.text.trim() === "" && (message.files ?? []).length === 0) {
@@ -183,6 +217,8 @@ export const make = (options: ChannelGatewayOptions = {}) =>
         const problem = dataUrlProblem(file.url)
         if (problem !== undefined) return yield* invalid(`file url ${problem}`)
       }
+      // Accepted as far as the channel can tell: a refused sender must learn nothing from it.
+      if (!(yield* gate.admits(endpoint, { ...message, kind: "message" }))) return
       yield* enqueue(key, message.conversationId, (endpoint) => runs.inbound(endpoint, message))
     })
 
@@ -199,16 +235,51 @@ export const make = (options: ChannelGatewayOptions = {}) =>
       ) {
         return yield* new ApprovalNotFound({ key, approvalId: answer.approvalId })
       }
+      if (answer.sender !== undefined && !(yield* gate.admits(endpoint, { sender: answer.sender, kind: "approval" }))) {
+        return yield* new ApprovalNotFound({ key, approvalId: answer.approvalId })
+      }
       yield* enqueue(key, answer.conversationId, (current) => runs.answer(current, approval, answer.approved))
     })
 
     const webhook = (pluginId: string, channelId: string, request: Webhooks.IncomingWebhook) =>
       webhooks.serve(endpoints.get(channelKey(pluginId, channelId)), request)
 
-    const webhookChallenge = (pluginId: string, channelId: string, request: Webhooks.IncomingChallenge) =>
-      webhooks.challenge(endpoints.get(channelKey(pluginId, channelId)), request)
+    const pairings = (pluginId: string) =>
+      Effect.gen(function* () {
+        return {
+          pairings: yield* conversations.pairings(pluginId, yield* now),
+          senders: yield* conversations.approvedSenders(pluginId),
+        }
+      })
 
-    return ChannelGateway.of({ register, endpoints: list, receive, answerApproval, webhook, webhookChallenge })
+    const decidePairing = Effect.fn("ChannelGateway.decidePairing")(function* (
+      pluginId: string,
+      code: string,
+      approved: boolean,
+    ) {
+      const decided = yield* conversations.decidePairing(pluginId, code.toUpperCase(), approved, yield* now)
+      if (Option.isNone(decided)) return yield* new PairingNotFound({ pluginId, code })
+      yield* Effect.logInfo(approved ? "channels: pairing approved" : "channels: pairing rejected").pipe(
+        Effect.annotateLogs({ channel: channelKey(pluginId, decided.value.channelId), sender: decided.value.senderId }),
+      )
+      return decided.value
+    })
+
+    const removeSender = (pluginId: string, channelId: string, senderId: string) =>
+      conversations.removeSender(pluginId, channelId, senderId)
+
+    return ChannelGateway.of({
+      register,
+      endpoints: list,
+      receive,
+      answerApproval,
+      pairings,
+      decidePairing,
+      removeSender,
+      webhook,
+      webhookChallenge: (pluginId, channelId, request) =>
+        webhooks.challenge(endpoints.get(channelKey(pluginId, channelId)), request),
+    })
   })
 
 /** The gateway; endpoints come from the loader (`register`) or from `endpoint(...)` layers. */
@@ -223,3 +294,6 @@ export const layer = (
 /** A Layer registering `endpoint` while it is alive (tests, embedders with in-process channels). */
 export const endpoint = (endpoint: ChannelEndpoint): Layer.Layer<never, never, ChannelGateway> =>
   Layer.scopedDiscard(Effect.flatMap(ChannelGateway, (gateway) => gateway.register(endpoint)))
+
+export { PairingNotifier } from "./PairingNotifier.js"
+export type { ConnectionStatus } from "./Realtime.js"

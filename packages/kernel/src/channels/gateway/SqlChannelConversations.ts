@@ -4,6 +4,7 @@ import * as SqlMigrations from "../../storage/SqlMigrations.js"
 import { orStorageError, type StorageError } from "../../storage/StorageError.js"
 import { type ChannelApproval, ChannelConversations, type ConversationRef } from "./ChannelConversations.js"
 import { schema } from "./channelMigration.js"
+import * as SqlChannelAccess from "./SqlChannelAccess.js"
 
 interface ApprovalRow {
   readonly id: string
@@ -15,7 +16,10 @@ interface ApprovalRow {
   readonly toolCallId: string
 }
 
-/** `ChannelConversations` over any `SqlClient` dialect (tables `channel_conversations`, `channel_approvals`). */
+/**
+ * `ChannelConversations` over any `SqlClient` dialect (tables `channel_conversations`,
+ * `channel_approvals`, and `channel_pairings` / `channel_senders` in SqlChannelAccess.ts).
+ */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const where = (ref: ConversationRef) =>
@@ -79,7 +83,7 @@ export const make = Effect.gen(function* () {
       orStorageError("reading a channel approval"),
     )
 
-  return ChannelConversations.of({ threadOf, bind, saveApprovals, approval })
+  return ChannelConversations.of({ threadOf, bind, saveApprovals, approval, ...(yield* SqlChannelAccess.make) })
 })
 
 /** `ChannelConversations` on a `SqlClient`, migrated first if it is not yet. */

@@ -24,6 +24,13 @@ export interface IncomingChallenge {
   readonly clientAddress: string
 }
 
+/** The gateway's `webhookChallenge`: a GET to `/wh/<pluginId>/<channelId>`. */
+export type ChallengeRoute = (
+  pluginId: string,
+  channelId: string,
+  request: IncomingChallenge,
+) => Effect.Effect<WebhookAnswer>
+
 /** The HTTP answer to give. */
 export interface WebhookAnswer {
   readonly status: number

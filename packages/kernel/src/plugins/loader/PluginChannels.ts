@@ -1,10 +1,12 @@
 import { Effect, Schema } from "effect"
 import { ChannelDeliveryError } from "../../channels/Channel.js"
-import { InboundMessage, WebhookResponse } from "../../channels/gateway/ChannelContract.js"
+import { InboundMessage, Sender, WebhookResponse } from "../../channels/gateway/ChannelContract.js"
 import type { ChannelEndpoint } from "../../channels/gateway/ChannelEndpoint.js"
 import { channelKey } from "../../channels/gateway/ChannelEndpoint.js"
 import type { ChannelGateway } from "../../channels/gateway/ChannelGateway.js"
+import type { ConfigFieldDescriptor } from "../PluginManifest.js"
 import { PluginCallError, type PluginDescription, type PluginProcess } from "../sandbox/PluginProcess.js"
+import { accessOf, redact } from "./ChannelAccessConfig.js"
 
 type ChannelInfo = PluginDescription["channels"][number]
 
@@ -26,7 +28,8 @@ const secretOf = (
 /**
  * A channel of a running plugin as the gateway drives it: each capability is a call into the
  * plugin's process. The realtime connection is one long call with no timeout, cancelled (the
- * channel's `context.signal` aborted) when the gateway lets it go.
+ * channel's `context.signal` aborted) when the gateway lets it go; its errors are shown with the
+ * plugin's secrets masked. Who may talk comes from the plugin's `allowFrom`/`pairing`/`groups`.
  */
 export const endpointOf = (
   pluginId: string,
@@ -34,6 +37,7 @@ export const endpointOf = (
   channel: ChannelInfo,
   values: Readonly<Record<string, unknown>>,
   env: Readonly<Record<string, string>>,
+  fields: ReadonlyArray<Pick<ConfigFieldDescriptor, "key" | "type">> = [],
 ): ChannelEndpoint => {
   const key = channelKey(pluginId, channel.id)
   const call = (method: string, params: Record<string, unknown>, timeoutMs?: number | null) =>
@@ -66,9 +70,17 @@ export const endpointOf = (
                 ),
               ),
           },
-    realtime: channel.realtime ? Effect.asVoid(call("channel.start", {}, null)) : null,
+    realtime: channel.realtime
+      ? call("channel.start", {}, null).pipe(
+          Effect.asVoid,
+          Effect.mapError(
+            (error) => new ChannelDeliveryError({ channel: key, message: redact(error.message, fields, values, env) }),
+          ),
+        )
+      : null,
     send: channel.send ? (message) => Effect.asVoid(call("channel.send", { message })) : null,
     notify: channel.notify ? (notification) => Effect.asVoid(call("channel.notify", { notification })) : null,
+    access: accessOf(fields, values),
   }
 }
 
@@ -79,6 +91,7 @@ const decodeAnswer = Schema.decodeUnknown(
     conversationId: Schema.String,
     approvalId: Schema.String,
     approved: Schema.Boolean,
+    sender: Schema.optional(Sender),
   }),
 )
 

@@ -1,5 +1,5 @@
 import { Cause, Context, Effect, FiberMap, Layer, Stream } from "effect"
-import { ChannelGateway } from "../../channels/gateway/ChannelGateway.js"
+import { ChannelGateway, type EndpointInfo } from "../../channels/gateway/ChannelGateway.js"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
 import { ModelRegistry } from "../../models/ModelRegistry.js"
@@ -90,7 +90,9 @@ export const make = (options: PluginLoaderOptions = {}) =>
         for (const [index, description] of descriptions.entries()) {
           const process = loaded.processes[index] as PluginProcess
           for (const channel of description.channels) {
-            yield* gateway.register(endpointOf(plugin.id, process, channel, values, loaded.env))
+            yield* gateway.register(
+              endpointOf(plugin.id, process, channel, values, loaded.env, plugin.manifest.configFields ?? []),
+            )
           }
         }
         entry.state = { status: "loaded", loaded }
@@ -163,6 +165,7 @@ export const make = (options: PluginLoaderOptions = {}) =>
     const list = Effect.gen(function* () {
       const { views, wanted } = wantedUnder(yield* catalog.discovered, yield* appConfig.get)
       const available = yield* tools.list
+      const endpoints = yield* gateway.endpoints
       return yield* Effect.forEach(views, (view) => {
         const start = wanted.get(view.id)
         const entry = states.get(view.id)
@@ -174,7 +177,10 @@ export const make = (options: PluginLoaderOptions = {}) =>
               : { status: "loading" }
         return state?.status === "loaded"
           ? Effect.map(state.loaded.descriptions, (descriptions) =>
-              withState(view, { status: "loaded", descriptions, loaded: state.loaded }, available),
+              withConnection(
+                withState(view, { status: "loaded", descriptions, loaded: state.loaded }, available),
+                endpoints,
+              ),
             )
           : Effect.succeed(withState(view, state, available))
       })
@@ -182,6 +188,19 @@ export const make = (options: PluginLoaderOptions = {}) =>
 
     return PluginLoader.of({ list, state: (id) => Effect.sync(() => states.get(id)?.state) })
   })
+
+/**
+ * The view with its realtime channel's connection (the first one not connected, if any): a
+ * channel that keeps failing shows it, with why, on its card and in GET /api/plugins.
+ */
+const withConnection = (view: PluginView, endpoints: ReadonlyArray<EndpointInfo>): PluginView => {
+  const channels = view.provides.channels
+  const held = endpoints.filter((endpoint) => endpoint.pluginId === view.id && endpoint.connection !== null)
+  const status = (held.find((endpoint) => endpoint.connection?.state !== "connected") ?? held[0])?.connection
+  if (channels === undefined || status === undefined || status === null) return view
+  const connection = { ...status, since: status.since.toISOString() }
+  return { ...view, provides: { ...view.provides, channels: { ...channels, connection } } }
+}
 
 /** The loader following `AppConfig`; closing it stops every plugin process. */
 export const layer = (

@@ -58,4 +58,70 @@ export const channelConversationsContract = (name: string, store: Layer.Layer<Mo
         }),
       )
     })
+
+    describe("pairing requests and approved senders", () => {
+      const hour = 3_600_000
+      const request = (code: string, senderId: string, created = at, channelId = "bot") => ({
+        pluginId: "tg",
+        channelId,
+        code,
+        senderId,
+        senderName: senderId === "s-1" ? "Ada" : null,
+        createdAt: created,
+        expiresAt: new Date(created.getTime() + hour),
+      })
+
+      it.effect("one request per sender and channel, at most maxPending per channel", () =>
+        Effect.gen(function* () {
+          const store = yield* ChannelConversations
+          expect(yield* store.requestPairing(request("AAAA1111", "s-1"), 2)).toBe("created")
+          expect(yield* store.requestPairing(request("BBBB2222", "s-1"), 2)).toBe("pending")
+          expect(yield* store.requestPairing(request("CCCC3333", "s-2"), 2)).toBe("created")
+          expect(yield* store.requestPairing(request("DDDD4444", "s-3"), 2)).toBe("full")
+          expect(yield* store.requestPairing(request("EEEE5555", "s-3", at, "other"), 2)).toBe("created")
+          const listed = yield* store.pairings("tg", at)
+          expect(listed.map((entry) => entry.code)).toEqual(["AAAA1111", "CCCC3333", "EEEE5555"])
+          expect(listed[0]).toEqual(request("AAAA1111", "s-1"))
+          expect(yield* store.pairings("other-plugin", at)).toEqual([])
+        }),
+      )
+
+      it.effect("expired requests are not listed, cannot be answered, and free their place", () =>
+        Effect.gen(function* () {
+          const store = yield* ChannelConversations
+          yield* store.requestPairing(request("AAAA1111", "s-1"), 1)
+          const later = new Date(at.getTime() + hour)
+          expect(yield* store.pairings("tg", later)).toEqual([])
+          expect(yield* store.decidePairing("tg", "AAAA1111", true, later)).toEqual(Option.none())
+          expect(yield* store.requestPairing(request("BBBB2222", "s-2", later), 1)).toBe("created")
+          expect(yield* store.isApproved("tg", "bot", "s-1")).toBe(false)
+        }),
+      )
+
+      it.effect("approving lets the sender in once; rejecting does not; a code is used once", () =>
+        Effect.gen(function* () {
+          const store = yield* ChannelConversations
+          yield* store.requestPairing(request("AAAA1111", "s-1"), 5)
+          yield* store.requestPairing(request("BBBB2222", "s-2"), 5)
+          expect(yield* store.isApproved("tg", "bot", "s-1")).toBe(false)
+          expect(yield* store.decidePairing("tg", "AAAA1111", true, at)).toEqual(
+            Option.some(request("AAAA1111", "s-1")),
+          )
+          expect(yield* store.decidePairing("tg", "AAAA1111", true, at)).toEqual(Option.none())
+          expect(yield* store.decidePairing("tg", "BBBB2222", false, at)).toEqual(
+            Option.some(request("BBBB2222", "s-2")),
+          )
+          expect(yield* store.isApproved("tg", "bot", "s-1")).toBe(true)
+          expect(yield* store.isApproved("tg", "other", "s-1")).toBe(false)
+          expect(yield* store.isApproved("tg", "bot", "s-2")).toBe(false)
+          expect(yield* store.pairings("tg", at)).toEqual([])
+          expect(yield* store.approvedSenders("tg")).toEqual([
+            { pluginId: "tg", channelId: "bot", senderId: "s-1", senderName: "Ada", approvedAt: at },
+          ])
+          expect(yield* store.removeSender("tg", "bot", "s-1")).toBe(true)
+          expect(yield* store.removeSender("tg", "bot", "s-1")).toBe(false)
+          expect(yield* store.isApproved("tg", "bot", "s-1")).toBe(false)
+        }),
+      )
+    })
   })
