@@ -15,18 +15,6 @@ import { runSocketMode } from "./socket.js"
 /** @typedef {import("@aide/plugin").ChannelDefinition} ChannelDefinition */
 
 /**
- * The brokered network of the context (plan item 3 of issue 35); typed loosely until
- * `@aide/plugin` declares it.
- * @param {ChannelContext} context
- * @returns {{ fetch: typeof fetch, webSocket: (url: string) => any }}
- */
-const networkOf = (context) => {
-  const { fetch, webSocket } = /** @type {any} */ (context)
-  if (typeof fetch !== "function") throw new Error("slack: this Aide gives channels no fetch (upgrade Aide)")
-  return { fetch, webSocket }
-}
-
-/**
  * An Events API request (already verified by Aide against the signing secret): a JSON event
  * (`url_verification` answered with its challenge; `event_callback`s deduplicated by `event_id`,
  * so Slack's retries are answered 200 without a second answer) or a form-encoded interaction.
@@ -63,7 +51,7 @@ const onWebhook = async (inbound, request, context) => {
 const slack = ({ config, env }) => {
   const settings = settingsOf(config, env)
   /** @param {ChannelContext} context */
-  const apiOf = (context) => makeApi(settings.apiRoot, networkOf(context).fetch)
+  const apiOf = (context) => makeApi(settings.apiRoot, context.fetch)
   /** @type {Promise<{ userId: string }> | undefined} */
   let identity
   /** @type {import("./inbound.js").Inbound} */
@@ -117,14 +105,11 @@ const slack = ({ config, env }) => {
     realtime: {
       start: async (context) => {
         const api = apiOf(context)
-        const { webSocket } = networkOf(context)
-        if (typeof webSocket !== "function")
-          throw new Error("slack: this Aide gives channels no webSocket (upgrade Aide)")
         await inbound.bot(context) // a wrong bot token fails here, before connecting
         await runSocketMode({
           api,
           appToken: settings.appToken,
-          webSocket,
+          webSocket: (url) => context.webSocket(url),
           signal: context.signal,
           log: context.log,
           onEnvelope: (envelope) => {

@@ -48,13 +48,6 @@ export class Seen {
  */
 
 /**
- * `group` / `mentioned` (plan item 1, typed in `@aide/plugin` by the access-control work): spread
- * in, so that this file checks against the InboundMessage type before and after that lands.
- * @param {boolean} group
- */
-const room = (group) => (group ? { group: true, mentioned: true } : { group: false })
-
-/**
  * An `event_callback` (the Events API's body, or an `events_api` envelope's payload).
  * @param {Inbound} inbound
  * @param {any} payload
@@ -76,7 +69,7 @@ export const handleEventCallback = async (inbound, payload, context) => {
     if (text.trim() === "") return
     // A DM is one conversation; a thread inside it is one of its own, answered in that thread.
     const conversationId = typeof event.thread_ts === "string" ? `${channel}:${event.thread_ts}` : channel
-    await context.receive({ conversationId, text, sender, ...room(false) })
+    await context.receive({ conversationId, text, sender, group: false })
     return
   }
   if (event.type === "app_mention") {
@@ -89,7 +82,7 @@ export const handleEventCallback = async (inbound, payload, context) => {
     if (text === "") return
     // Each mention starts (or continues) a Slack thread: one Aide thread per Slack thread.
     const thread = typeof event.thread_ts === "string" ? event.thread_ts : String(event.ts)
-    await context.receive({ conversationId: `${channel}:${thread}`, text, sender, ...room(true) })
+    await context.receive({ conversationId: `${channel}:${thread}`, text, sender, group: true, mentioned: true })
   }
   // Channel messages without a mention are not for the assistant (Slack sends the mention as
   // `app_mention` too, so answering `message.channels` would answer twice).

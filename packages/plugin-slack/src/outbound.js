@@ -10,10 +10,9 @@
  * again. And when Aide calls `send` again for the same reply (it retries a failed send), the
  * chunks already posted are skipped.
  */
-import { createHash, randomUUID } from "node:crypto"
+import { splitMessage } from "@aide/plugin"
 import { SlackApiError, SlackUnknownOutcome, sleep } from "./api.js"
 import { escapeMrkdwn, MESSAGE_LIMIT, markdownToMrkdwn } from "./format.js"
-import { splitMessage } from "./split.js"
 
 /** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
 
@@ -133,7 +132,7 @@ const alreadyPosted = async (api, token, where, marker, oldest, signal) => {
  * @param {AbortSignal} signal
  */
 export const postOnce = async (api, token, message, signal) => {
-  const marker = randomUUID()
+  const marker = crypto.randomUUID()
   // A little before now, in Slack's ts format: the read-back window.
   const oldest = ((Date.now() - 60_000) / 1000).toFixed(6)
   const args = { ...message, metadata: { event_type: METADATA_EVENT, event_payload: { id: marker } } }
@@ -181,10 +180,8 @@ export const sendReply = async (api, token, message, signal) => {
     for (const text of splitMessage(markdownToMrkdwn(message.text), MESSAGE_LIMIT)) parts.push({ text })
   }
   for (const approval of message.approvals) parts.push(approvalMessage(message.conversationId, approval))
-  const digest = createHash("sha256")
-    .update(JSON.stringify([message.conversationId, parts]))
-    .digest("hex")
-  const done = doneOf(digest).done
+  // Keyed by the reply itself (kept a minute): the same reply sent again is the same key.
+  const done = doneOf(JSON.stringify([message.conversationId, parts])).done
   for (const [index, part] of parts.entries()) {
     if (done.has(index)) continue
     await postOnce(api, token, { ...where, ...part }, signal)
@@ -208,7 +205,7 @@ const dms = new Map() // by `<bot token digest>:<user>`
  */
 export const sendNotification = async (api, token, owner, notification, signal) => {
   if (owner === undefined) throw new Error("slack: notifications need an owner: put their user id first in allowFrom")
-  const key = `${createHash("sha256").update(token).digest("hex").slice(0, 16)}:${owner}`
+  const key = `${token}:${owner}`
   let channel = dms.get(key)
   if (channel === undefined) {
     const opened = await api.call("conversations.open", token, { users: owner }, signal)

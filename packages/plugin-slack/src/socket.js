@@ -34,14 +34,7 @@ export const backoffMs = (failures, random = Math.random) => {
   return Math.round(base * (0.5 + random() / 2))
 }
 
-/**
- * @typedef {object} SocketSocket the WHATWG-style socket of `context.webSocket`
- * @property {(data: string) => void} send
- * @property {(code?: number, reason?: string) => void} close
- * @property {((event: { data: unknown }) => void) | null} onmessage
- * @property {((event: { code: number, reason: string }) => void) | null} onclose
- * @property {((event: { message?: string }) => void) | null} onerror
- */
+/** @typedef {import("@aide/plugin").ChannelWebSocket} SocketSocket the socket of `context.webSocket` */
 
 /**
  * One connection, until it closes: resolves with whether `hello` came and whether Slack asked
@@ -63,12 +56,12 @@ const session = (socket, signal, onEnvelope) =>
     }, HELLO_TIMEOUT_MS)
     signal.addEventListener("abort", stop, { once: true })
     socket.onerror = (event) => {
-      reason = event?.message ?? "socket error"
+      reason = event.message || "socket error"
     }
     socket.onclose = (event) => {
       clearTimeout(noHello)
       signal.removeEventListener("abort", stop)
-      resolve({ hello, refresh, reason: refresh ? reason : `${reason} (code ${event?.code ?? "?"})` })
+      resolve({ hello, refresh, reason: refresh ? reason : `${reason} (code ${event.code})` })
     }
     socket.onmessage = (event) => {
       let frame

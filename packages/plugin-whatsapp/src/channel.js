@@ -20,11 +20,7 @@ import { settingsOf } from "./settings.js"
 const whatsapp = ({ config, env }) => {
   const settings = settingsOf(config, env)
   /** @param {ChannelContext} context */
-  const graphOf = (context) => {
-    const fetcher = /** @type {any} */ (context).fetch
-    if (typeof fetcher !== "function") throw new Error("whatsapp: this Aide gives channels no fetch (upgrade Aide)")
-    return makeGraph(settings.apiRoot, settings.accessToken, fetcher)
-  }
+  const graphOf = (context) => makeGraph(settings.apiRoot, settings.accessToken, context.fetch)
   /** @type {import("./inbound.js").Inbound} */
   const inbound = {
     settings,

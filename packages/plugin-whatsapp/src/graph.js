@@ -134,8 +134,8 @@ export const makeGraph = (apiRoot, token, fetcher) => {
     const response = await request(info.url, { method: "GET" }, signal)
     if (!response.ok) throw new Error(`the media download answered ${response.status}`)
     if (Number(response.headers.get("content-length") ?? "0") > MAX_MEDIA_BYTES) throw new Error("file too large")
-    const bytes = Buffer.from(await response.arrayBuffer())
-    if (bytes.length > MAX_MEDIA_BYTES) throw new Error("file too large")
+    const bytes = new Uint8Array(await response.arrayBuffer())
+    if (bytes.byteLength > MAX_MEDIA_BYTES) throw new Error("file too large")
     return {
       bytes,
       mediaType: String(info.mime_type ?? "application/octet-stream").split(";")[0] ?? "application/octet-stream",

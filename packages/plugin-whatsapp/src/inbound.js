@@ -39,6 +39,18 @@ export class Seen {
  * @property {(context: ChannelContext, to: string, text: string) => Promise<void>} tell a short note back
  */
 
+/**
+ * Bytes to base64 with `btoa` (no `Buffer` in a compartment), 32 KiB at a time.
+ * @param {Uint8Array} bytes
+ */
+const base64 = (bytes) => {
+  let binary = ""
+  for (let at = 0; at < bytes.byteLength; at += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000))
+  }
+  return btoa(binary)
+}
+
 const MEDIA_TYPES = new Set(["image", "document", "audio", "video", "sticker"])
 
 /**
@@ -72,7 +84,7 @@ const onMessage = async (inbound, message, name, context) => {
     text = String(media.caption ?? "")
     try {
       const { bytes, mediaType } = await inbound.graphOf(context).media(String(media.id ?? ""), context.signal)
-      const url = `data:${mediaType};base64,${bytes.toString("base64")}`
+      const url = `data:${mediaType};base64,${base64(bytes)}`
       files.push(typeof media.filename === "string" ? { mediaType, url, filename: media.filename } : { mediaType, url })
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
@@ -92,7 +104,7 @@ const onMessage = async (inbound, message, name, context) => {
     text,
     ...(files.length > 0 ? { files } : {}),
     sender,
-    ...{ group: false },
+    group: false,
   })
 }
 

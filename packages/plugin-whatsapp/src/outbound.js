@@ -10,10 +10,9 @@
  * again for that reply, the messages already out — and the one whose fate is unknown — are
  * skipped (logged): a missing chunk is preferred to a duplicated one.
  */
-import { createHash } from "node:crypto"
+import { splitMessage } from "@aide/plugin"
 import { MESSAGE_LIMIT, markdownToWhatsApp } from "./format.js"
 import { GraphError, GraphUnknownOutcome } from "./graph.js"
-import { splitMessage } from "./split.js"
 
 /** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
 
@@ -101,7 +100,7 @@ const doneOf = (key) => {
  * @param {ChannelContext} context
  */
 const sendAll = async (graph, phoneNumberId, messages, context) => {
-  const done = doneOf(createHash("sha256").update(JSON.stringify(messages)).digest("hex"))
+  const done = doneOf(JSON.stringify(messages))
   for (const [index, message] of messages.entries()) {
     if (done.has(index)) continue
     try {
