@@ -11,17 +11,18 @@ import { sendNotification, sendReply } from "./outbound.js"
 import { settingsOf } from "./settings.js"
 import { runSocketMode } from "./socket.js"
 
-/** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
-/** @typedef {import("@aide/plugin").ChannelDefinition} ChannelDefinition */
+// Types through the `@import` tag: SES refuses source text that looks like an import expression.
+/** @import { Inbound } from "./inbound.js" */
+/** @import { ChannelContext, ChannelDefinition, WebhookRequest, WebhookResponse } from "@aide/plugin" */
 
 /**
  * An Events API request (already verified by Aide against the signing secret): a JSON event
  * (`url_verification` answered with its challenge; `event_callback`s deduplicated by `event_id`,
  * so Slack's retries are answered 200 without a second answer) or a form-encoded interaction.
- * @param {import("./inbound.js").Inbound} inbound
- * @param {import("@aide/plugin").WebhookRequest} request
+ * @param {Inbound} inbound
+ * @param {WebhookRequest} request
  * @param {ChannelContext} context
- * @returns {Promise<import("@aide/plugin").WebhookResponse>}
+ * @returns {Promise<WebhookResponse>}
  */
 const onWebhook = async (inbound, request, context) => {
   let payload
@@ -54,7 +55,7 @@ const slack = ({ config, env }) => {
   const apiOf = (context) => makeApi(settings.apiRoot, context.fetch)
   /** @type {Promise<{ userId: string }> | undefined} */
   let identity
-  /** @type {import("./inbound.js").Inbound} */
+  /** @type {Inbound} */
   const inbound = {
     settings,
     apiOf,

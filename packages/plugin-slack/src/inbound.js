@@ -7,8 +7,10 @@
  */
 import { unescapeSlack } from "./format.js"
 import { APPROVE, conversationOf, DENY, resolveApproval } from "./outbound.js"
-
-/** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
+// Types through the `@import` tag: SES refuses source text that looks like an import expression.
+/** @import { Api } from "./api.js" */
+/** @import { Settings } from "./settings.js" */
+/** @import { ChannelContext } from "@aide/plugin" */
 
 /**
  * Event ids seen lately, so a delivery Slack retries (`retry_num` / `retry_attempt`, or the same
@@ -41,8 +43,8 @@ export class Seen {
 
 /**
  * @typedef {object} Inbound
- * @property {import("./settings.js").Settings} settings
- * @property {(context: ChannelContext) => import("./api.js").Api} apiOf the Web API over the context's fetch
+ * @property {Settings} settings
+ * @property {(context: ChannelContext) => Api} apiOf the Web API over the context's fetch
  * @property {(context: ChannelContext) => Promise<{ userId: string }>} bot the bot's own identity (auth.test, cached)
  * @property {Seen} seen
  */

@@ -13,8 +13,9 @@
 import { splitMessage } from "@aide/plugin"
 import { SlackApiError, SlackUnknownOutcome, sleep } from "./api.js"
 import { escapeMrkdwn, MESSAGE_LIMIT, markdownToMrkdwn } from "./format.js"
-
-/** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
+// Types through the `@import` tag: SES refuses source text that looks like an import expression.
+/** @import { Api } from "./api.js" */
+/** @import { Notification, OutgoingMessage, PendingApproval } from "@aide/plugin" */
 
 export const APPROVE = "aide_approve"
 export const DENY = "aide_deny"
@@ -73,7 +74,7 @@ const preview = (input) => {
 /**
  * The text and blocks of one approval message.
  * @param {string} conversationId
- * @param {import("@aide/plugin").PendingApproval} approval
+ * @param {PendingApproval} approval
  */
 export const approvalMessage = (conversationId, approval) => {
   const value = approvalValue(conversationId, approval.approvalId)
@@ -108,7 +109,7 @@ export const approvalMessage = (conversationId, approval) => {
 
 /**
  * Whether a message with `marker` is among the conversation's messages since `oldest`.
- * @param {import("./api.js").Api} api
+ * @param {Api} api
  * @param {string} token
  * @param {{ channel: string, thread_ts?: string }} where
  * @param {string} marker
@@ -126,7 +127,7 @@ const alreadyPosted = async (api, token, where, marker, oldest, signal) => {
 
 /**
  * Posts one message, exactly once as far as Slack lets us know (see the file's comment).
- * @param {import("./api.js").Api} api
+ * @param {Api} api
  * @param {string} token
  * @param {{ channel: string, thread_ts?: string, text: string, blocks?: unknown[] }} message
  * @param {AbortSignal} signal
@@ -166,9 +167,9 @@ const doneOf = (key) => {
 /**
  * A reply: its text (mrkdwn, split), then one message with buttons per pending approval, all in
  * the conversation's thread.
- * @param {import("./api.js").Api} api
+ * @param {Api} api
  * @param {string} token
- * @param {import("@aide/plugin").OutgoingMessage} message
+ * @param {OutgoingMessage} message
  * @param {AbortSignal} signal
  */
 export const sendReply = async (api, token, message, signal) => {
@@ -197,10 +198,10 @@ const dms = new Map() // by `<bot token digest>:<user>`
 
 /**
  * A notification to the owner's DM: the subject in bold, then the body.
- * @param {import("./api.js").Api} api
+ * @param {Api} api
  * @param {string} token
  * @param {string | undefined} owner the Slack user id notifications go to
- * @param {import("@aide/plugin").Notification} notification
+ * @param {Notification} notification
  * @param {AbortSignal} signal
  */
 export const sendNotification = async (api, token, owner, notification, signal) => {

@@ -8,6 +8,10 @@
  */
 import { SlackApiError, sleep } from "./api.js"
 
+// Types through the `@import` tag: SES refuses source text that looks like an import expression.
+/** @import { Api } from "./api.js" */
+/** @import { ChannelWebSocket } from "@aide/plugin" */
+
 /** `apps.connections.open` errors no retry can fix (the SDK's list): the channel fails, Aide shows why. */
 const UNRECOVERABLE = new Set([
   "not_authed",
@@ -34,7 +38,7 @@ export const backoffMs = (failures, random = Math.random) => {
   return Math.round(base * (0.5 + random() / 2))
 }
 
-/** @typedef {import("@aide/plugin").ChannelWebSocket} SocketSocket the socket of `context.webSocket` */
+/** @typedef {ChannelWebSocket} SocketSocket the socket of `context.webSocket` */
 
 /**
  * One connection, until it closes: resolves with whether `hello` came and whether Slack asked
@@ -92,7 +96,7 @@ const session = (socket, signal, onEnvelope) =>
  * that fail before `hello` are retried with backoff, and after MAX_FAILURES in a row (or an
  * unrecoverable token error) `run` rejects so Aide shows the reason and backs off itself.
  * @param {object} options
- * @param {import("./api.js").Api} options.api
+ * @param {Api} options.api
  * @param {string} options.appToken
  * @param {(url: string) => SocketSocket | Promise<SocketSocket>} options.webSocket
  * @param {AbortSignal} options.signal

@@ -50,6 +50,8 @@ export interface FakeSlack {
   failNext(method: string, failure: Failure, after?: number): void
   /** Sends an `events_api` envelope for `event`; returns its envelope id. `retries` forces redeliveries. */
   pushEvent(event: Record<string, unknown>, options?: { retries?: number }): string
+  /** Slack's redelivery of the last `pushEvent`: a new envelope, the same event, `retry_attempt: 1`. */
+  redeliverLastEvent(): void
   /** Sends an `interactive` envelope (a `block_actions` payload). */
   pushInteraction(payload: Record<string, unknown>): string
   /** Asks every open socket to reconnect (`disconnect`, `refresh_requested`). */
@@ -208,7 +210,9 @@ export const startFakeSlack = async (options: { ackTimeoutMs?: number } = {}): P
     }
     socket.send(JSON.stringify(envelope))
   }
+  let lastEvent: Record<string, unknown> | undefined
   const envelope = (type: string, payload: Record<string, unknown>, forced: number) => {
+    if (type === "events_api") lastEvent = payload
     const id = randomUUID()
     const deliver = (attempt: number) => {
       const base = { envelope_id: id, type, payload, accepts_response_payload: false }
@@ -257,6 +261,17 @@ export const startFakeSlack = async (options: { ackTimeoutMs?: number } = {}): P
       failures.set(method, [...(failures.get(method) ?? []), ...Array<null>(after).fill(null), failure]),
     pushEvent: (event, pushOptions = {}) => envelope("events_api", eventCallback(event), pushOptions.retries ?? 0),
     pushInteraction: (payload) => envelope("interactive", payload, 0),
+    redeliverLastEvent: () => {
+      if (lastEvent === undefined) throw new Error("no event to redeliver")
+      send({
+        envelope_id: randomUUID(),
+        type: "events_api",
+        payload: lastEvent,
+        accepts_response_payload: false,
+        retry_attempt: 1,
+        retry_reason: "timeout",
+      })
+    },
     refresh: () => {
       for (const socket of sockets) {
         socket.send(

@@ -10,8 +10,9 @@ import { handleNotification, Seen } from "./inbound.js"
 import { sendNotification, sendReply } from "./outbound.js"
 import { settingsOf } from "./settings.js"
 
-/** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
-/** @typedef {import("@aide/plugin").ChannelDefinition} ChannelDefinition */
+// Types through the `@import` tag: SES refuses source text that looks like an import expression.
+/** @import { Inbound } from "./inbound.js" */
+/** @import { ChannelContext, ChannelDefinition } from "@aide/plugin" */
 
 /**
  * @param {{ readonly config: Readonly<Record<string, unknown>>, readonly env: Readonly<Record<string, string>> }} setup
@@ -21,7 +22,7 @@ const whatsapp = ({ config, env }) => {
   const settings = settingsOf(config, env)
   /** @param {ChannelContext} context */
   const graphOf = (context) => makeGraph(settings.apiRoot, settings.accessToken, context.fetch)
-  /** @type {import("./inbound.js").Inbound} */
+  /** @type {Inbound} */
   const inbound = {
     settings,
     graphOf,

@@ -8,8 +8,10 @@
 import { MAX_MEDIA_BYTES } from "./graph.js"
 import { approvalOf } from "./outbound.js"
 import { e164 } from "./settings.js"
-
-/** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
+// Types through the `@import` tag: SES refuses source text that looks like an import expression.
+/** @import { Graph } from "./graph.js" */
+/** @import { Settings } from "./settings.js" */
+/** @import { ChannelContext, InboundFile } from "@aide/plugin" */
 
 /** Message ids seen lately: Meta redelivers a webhook until it is answered 200 (up to a day). */
 export class Seen {
@@ -32,8 +34,8 @@ export class Seen {
 
 /**
  * @typedef {object} Inbound
- * @property {import("./settings.js").Settings} settings
- * @property {(context: ChannelContext) => import("./graph.js").Graph} graphOf
+ * @property {Settings} settings
+ * @property {(context: ChannelContext) => Graph} graphOf
  * @property {Seen} seen
  * @property {Map<string, number>} lastInbound when each user last wrote (ms): the 24-hour window
  * @property {(context: ChannelContext, to: string, text: string) => Promise<void>} tell a short note back
@@ -77,7 +79,7 @@ const onMessage = async (inbound, message, name, context) => {
     return
   }
   let text = message.type === "text" ? String(message.text?.body ?? "") : ""
-  /** @type {import("@aide/plugin").InboundFile[]} */
+  /** @type {InboundFile[]} */
   const files = []
   if (MEDIA_TYPES.has(message.type)) {
     const media = message[message.type] ?? {}

@@ -13,8 +13,10 @@
 import { splitMessage } from "@aide/plugin"
 import { MESSAGE_LIMIT, markdownToWhatsApp } from "./format.js"
 import { GraphError, GraphUnknownOutcome } from "./graph.js"
-
-/** @typedef {import("@aide/plugin").ChannelContext} ChannelContext */
+// Types through the `@import` tag: SES refuses source text that looks like an import expression.
+/** @import { Graph } from "./graph.js" */
+/** @import { Settings } from "./settings.js" */
+/** @import { ChannelContext, Notification, OutgoingMessage, PendingApproval } from "@aide/plugin" */
 
 /** The window in which free-form messages may be sent after the user's last message. */
 export const WINDOW_MS = 24 * 60 * 60 * 1000
@@ -49,7 +51,7 @@ const preview = (input) => {
 /**
  * The interactive message of one approval: the tool and its input, two reply buttons.
  * @param {string} to
- * @param {import("@aide/plugin").PendingApproval} approval
+ * @param {PendingApproval} approval
  */
 export const approvalMessage = (to, approval) => {
   if (approval.approvalId.length > 250) throw new Error("whatsapp: an approval id too long for a button (256)")
@@ -94,7 +96,7 @@ const doneOf = (key) => {
 
 /**
  * Sends messages in order, each once (see the file's comment).
- * @param {import("./graph.js").Graph} graph
+ * @param {Graph} graph
  * @param {string} phoneNumberId
  * @param {Array<Record<string, unknown>>} messages
  * @param {ChannelContext} context
@@ -117,9 +119,9 @@ const sendAll = async (graph, phoneNumberId, messages, context) => {
 }
 
 /**
- * @param {import("./graph.js").Graph} graph
- * @param {import("./settings.js").Settings} settings
- * @param {import("@aide/plugin").OutgoingMessage} message
+ * @param {Graph} graph
+ * @param {Settings} settings
+ * @param {OutgoingMessage} message
  * @param {ChannelContext} context
  */
 export const sendReply = async (graph, settings, message, context) => {
@@ -138,10 +140,10 @@ export const sendReply = async (graph, settings, message, context) => {
  * A notification to the owner (the first of `allowFrom`): subject in bold, then the body, while
  * the window is open; outside it (known from their last message, or Meta's 131047), the
  * template `notifyTemplate` with the subject as its one body parameter, or a clear error.
- * @param {import("./graph.js").Graph} graph
- * @param {import("./settings.js").Settings} settings
+ * @param {Graph} graph
+ * @param {Settings} settings
  * @param {Map<string, number>} lastInbound
- * @param {import("@aide/plugin").Notification} notification
+ * @param {Notification} notification
  * @param {ChannelContext} context
  */
 export const sendNotification = async (graph, settings, lastInbound, notification, context) => {
