@@ -63,6 +63,8 @@ const packages: Array<TestProjectConfiguration> = [
   "plugin-email",
   "plugin-discord",
   "plugin-matrix",
+  "plugin-slack",
+  "plugin-whatsapp",
   "plugin-webhook",
   "plugin-web-fetch",
 ].map((name) => ({

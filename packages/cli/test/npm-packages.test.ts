@@ -20,12 +20,14 @@ const published = [
   "testing",
   "server",
   "cli",
+  "plugin-slack",
   "plugin-telegram",
   "plugin-email",
   "plugin-discord",
   "plugin-matrix",
   "plugin-web-fetch",
   "plugin-webhook",
+  "plugin-whatsapp",
 ] as const
 const built = [
   "packages/kernel/dist/index.js",

@@ -1,6 +1,8 @@
 import { createHmac } from "node:crypto"
+import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { verify } from "../src/channels/gateway/WebhookVerifier.js"
+import { WebhookVerification } from "../src/channels/gateway/ChannelContract.js"
+import { check, verify } from "../src/channels/gateway/WebhookVerifier.js"
 
 const token = { kind: "token", header: "X-Token", secret: { env: "T" } } as const
 const hmac = (encoding?: "hex" | "base64", prefix?: string) =>
@@ -45,5 +47,51 @@ describe("webhook verification", () => {
     expect(verify(hmac(), "k", { "x-sig": "abcd" }, "b")).toBe(false)
     expect(verify(hmac(), "k", { "x-sig": "z".repeat(64) }, "b")).toBe(false)
     expect(verify(hmac("base64"), "k", { "x-sig": "AAAA" }, "b")).toBe(false)
+  })
+})
+
+describe("timestamped signatures", () => {
+  const slack = {
+    kind: "hmac-sha256",
+    header: "x-slack-signature",
+    prefix: "v0=",
+    secret: { config: "signingSecret" },
+    timestamp: { header: "x-slack-request-timestamp", baseString: "v0:{timestamp}:{body}" },
+  } as const
+  const now = 1_700_000_000
+
+  it("a declared baseString is what is signed (Slack's v0:<timestamp>:<body>), not <timestamp>.<body>", () => {
+    const body = '{"type":"event_callback","text":"{timestamp} {body}"}'
+    const headers = (signed: string) => ({
+      "x-slack-request-timestamp": String(now),
+      "x-slack-signature": `v0=${sign("k", signed, "hex")}`,
+    })
+    expect(check(slack, "k", headers(`v0:${now}:${body}`), body, now)).toMatchObject({ ok: true })
+    expect(check(slack, "k", headers(`${now}.${body}`), body, now)).toEqual({ ok: false, reason: "unauthorized" })
+    expect(check(slack, "k", headers(`v0:${now}:${body}`), body, now + 301)).toEqual({
+      ok: false,
+      reason: "stale_timestamp",
+    })
+  })
+
+  it("without a baseString the signed string stays <timestamp>.<body>", () => {
+    const plain = { ...slack, timestamp: { header: "x-slack-request-timestamp" } }
+    const headers = {
+      "x-slack-request-timestamp": String(now),
+      "x-slack-signature": `v0=${sign("k", `${now}.b`, "hex")}`,
+    }
+    expect(check(plain, "k", headers, "b", now)).toMatchObject({ ok: true })
+  })
+
+  it("the contract takes only templates with {timestamp} then {body} at the end", () => {
+    const decodes = (baseString: string) =>
+      Either.isRight(
+        Schema.decodeUnknownEither(WebhookVerification)({ ...slack, timestamp: { header: "t", baseString } }),
+      )
+    expect(decodes("v0:{timestamp}:{body}")).toBe(true)
+    expect(decodes("{timestamp}.{body}")).toBe(true)
+    expect(decodes("{body}:{timestamp}")).toBe(false)
+    expect(decodes("v0:{body}")).toBe(false)
+    expect(decodes("{timestamp}{timestamp}{body}")).toBe(false)
   })
 })

@@ -140,9 +140,9 @@ export type SecretSource = { readonly config: string } | { readonly env: string 
  * - `token`: the header equals the secret (Telegram's `X-Telegram-Bot-Api-Secret-Token`).
  * - `hmac-sha256`: the header is the HMAC-SHA256 of the raw body under the secret, hex or
  *   base64, optionally after a prefix such as `sha256=` (GitHub, most automation tools). With
- *   `timestamp`, it is the HMAC of `<timestamp>.<body>`, the timestamp (Unix seconds) read from
- *   that header and refused when more than `toleranceSeconds` (default 300) from Aide's clock or
- *   absent. A signature already accepted within its window is refused (409): declare a
+ *   `timestamp`, it is the HMAC of `<timestamp>.<body>` (or `baseString` filled in), the
+ *   timestamp (Unix seconds) read from that header and refused when more than
+ *   `toleranceSeconds` (default 300) from Aide's clock or absent. A signature already accepted within its window is refused (409): declare a
  *   timestamp, or a request can be replayed once its window has passed.
  */
 export type WebhookVerification =
@@ -153,7 +153,17 @@ export type WebhookVerification =
       readonly secret: SecretSource
       readonly encoding?: "hex" | "base64"
       readonly prefix?: string
-      readonly timestamp?: { readonly header: string; readonly toleranceSeconds?: number }
+      readonly timestamp?: {
+        readonly header: string
+        readonly toleranceSeconds?: number
+        /** The signed string; default `{timestamp}.{body}` (Slack: `v0:{timestamp}:{body}`). */
+        readonly baseString?: string
+      }
+      /**
+       * Meta's GET handshake (`hub.mode=subscribe`, `hub.verify_token`, `hub.challenge`),
+       * answered by Aide with the challenge when the token equals `verifyToken`.
+       */
+      readonly subscribe?: { readonly verifyToken: SecretSource }
     }
 
 /** What a channel's functions receive. */

@@ -33,6 +33,18 @@ const endpoint = (
 })
 
 const tokenHeader = "x-telegram-bot-api-secret-token"
+/** WhatsApp's: signed POSTs, and the GET subscription handshake with a verify token. */
+const metaVerification: ChannelContract.WebhookVerification = {
+  kind: "hmac-sha256",
+  header: "x-hub-signature-256",
+  prefix: "sha256=",
+  secret: { config: "appSecret" },
+  subscribe: { verifyToken: { config: "verifyToken" } },
+}
+const withVerifyToken = (base: ChannelEndpoint.ChannelEndpoint, token: string): ChannelEndpoint.ChannelEndpoint => ({
+  ...base,
+  webhook: { ...base.webhook!, verifyToken: Effect.succeed(token) },
+})
 const endpoints = Layer.mergeAll(
   ChannelGateway.endpoint(
     endpoint("tg", "bot", { kind: "token", header: tokenHeader, secret: { env: "T" } }, "s3cret"),
@@ -54,6 +66,7 @@ const endpoints = Layer.mergeAll(
       "hush",
     ),
   ),
+  ChannelGateway.endpoint(withVerifyToken(endpoint("wa", "cloud", metaVerification, "app-secret"), "meta-verify")),
   ChannelGateway.endpoint(
     endpoint("nosecret", "bot", { kind: "token", header: tokenHeader, secret: { env: "U" } }, undefined),
   ),
@@ -147,6 +160,36 @@ describe("POST /wh/:pluginId/:channelId", () => {
       401,
     )
     expect((await post(server, "/wh/gh/b64", body, { "x-signature": hmac("hush", body, "base64") })).status).toBe(200)
+  })
+
+  it("GET: Meta's subscription handshake is answered with the challenge only for the right verify token", async () => {
+    const before = received.length
+    const get = async (path: string) => {
+      const response = await fetch(`${server.url}${path}`)
+      return { status: response.status, text: await response.text(), type: response.headers.get("content-type") }
+    }
+    const query = (token: string, mode = "subscribe", challenge = "1158201444") =>
+      `?hub.mode=${mode}&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=${challenge}`
+    const good = await get(`/wh/wa/cloud${query("meta-verify")}`)
+    expect(good).toMatchObject({ status: 200, text: "1158201444" })
+    expect(good.type).toContain("text/plain")
+    expect((await get(`/wh/wa/cloud${query("meta-verify-not")}`)).status).toBe(403)
+    expect((await get(`/wh/wa/cloud${query("meta-verify", "unsubscribe")}`)).status).toBe(403)
+    expect((await get(`/wh/wa/cloud${query("meta-verify", "subscribe", "<script>")}`)).status).toBe(403)
+    expect((await get("/wh/wa/cloud")).status).toBe(403)
+    // Channels that declare no handshake, and unknown ones, have no GET.
+    expect((await get(`/wh/gh/hooks${query("meta-verify")}`)).status).toBe(404)
+    expect((await get(`/wh/nobody/bot${query("meta-verify")}`)).status).toBe(404)
+    expect(received.length).toBe(before)
+    // POSTs to it are still verified by their signature.
+    const body = '{"object":"whatsapp_business_account"}'
+    expect(
+      (await post(server, "/wh/wa/cloud", body, { "x-hub-signature-256": `sha256=${hmac("x", body, "hex")}` })).status,
+    ).toBe(401)
+    const signed = await post(server, "/wh/wa/cloud", body, {
+      "x-hub-signature-256": `sha256=${hmac("app-secret", body, "hex")}`,
+    })
+    expect(signed.status).toBe(200)
   })
 
   it("a body over 1 MiB is 413", async () => {

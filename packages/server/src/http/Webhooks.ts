@@ -22,6 +22,19 @@ const tooLarge = (limit: number) =>
     { status: 413, headers: { connection: "close" } },
   )
 
+const respond = (answer: {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string
+}) => {
+  const { "content-type": contentType, ...headers } = answer.headers
+  return HttpServerResponse.text(answer.body, {
+    status: answer.status,
+    headers,
+    ...(contentType === undefined ? {} : { contentType }),
+  })
+}
+
 /**
  * `POST /wh/:pluginId/:channelId`, outside the HttpApi (no contract, no Authentication: the
  * platforms calling it prove themselves with the channel's declared verification): the raw body
@@ -47,12 +60,23 @@ export const layer = (options: { readonly trustProxy: TrustProxy; readonly maxBo
             body: body.right,
             clientAddress: rateLimitBucket(clientAddress(request, options.trustProxy)),
           })
-          const { "content-type": contentType, ...headers } = answer.headers
-          return HttpServerResponse.text(answer.body, {
-            status: answer.status,
-            headers,
-            ...(contentType === undefined ? {} : { contentType }),
+          return respond(answer)
+        }),
+      )
+      // Meta's subscription handshake (`subscribe` verifications); 404 for every other channel.
+      yield* router.get(
+        webhookRoute,
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const params = yield* HttpRouter.params
+          const query = new URL(request.url, "http://aide").searchParams
+          const first: Record<string, string> = {}
+          for (const [name, value] of query) if (!(name in first)) first[name] = value
+          const answer = yield* gateway.webhookChallenge(params.pluginId ?? "", params.channelId ?? "", {
+            query: first,
+            clientAddress: rateLimitBucket(clientAddress(request, options.trustProxy)),
           })
+          return respond(answer)
         }),
       )
     }),

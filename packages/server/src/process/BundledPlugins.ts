@@ -9,6 +9,8 @@ const firstParty = [
   "@aide/plugin-email",
   "@aide/plugin-discord",
   "@aide/plugin-matrix",
+  "@aide/plugin-slack",
+  "@aide/plugin-whatsapp",
 ] as const
 
 const require = createRequire(import.meta.url)

@@ -23,15 +23,26 @@ export const WebhookVerification = Schema.Union(
     prefix: Schema.optional(bounded(100)),
     /**
      * The header carrying the request's Unix time (seconds). Declared, the signature covers
-     * `<timestamp>.<body>` and requests outside `toleranceSeconds` (default 300) of the server's
+     * `<timestamp>.<body>` (or `baseString`) and requests outside `toleranceSeconds` (default 300) of the server's
      * clock are refused: with the replay cache, a captured request cannot be sent again.
      */
     timestamp: Schema.optional(
       Schema.Struct({
         header: bounded(200),
         toleranceSeconds: Schema.optional(Schema.Int.pipe(Schema.between(1, 86_400))),
+        /**
+         * The signed string, `{timestamp}` then `{body}` (last) with fixed text around them;
+         * default `{timestamp}.{body}`. Slack signs `v0:{timestamp}:{body}`.
+         */
+        baseString: Schema.optional(bounded(100).pipe(Schema.pattern(/^[^{}]*\{timestamp\}[^{}]*\{body\}$/))),
       }),
     ),
+    /**
+     * The subscription handshake by GET (Meta's WhatsApp / Messenger webhooks:
+     * `?hub.mode=subscribe&hub.verify_token=…&hub.challenge=…`): Aide answers the challenge itself
+     * when the token equals this secret, 403 otherwise; the channel never sees GETs.
+     */
+    subscribe: Schema.optional(Schema.Struct({ verifyToken: SecretSource })),
   }),
 ).annotations({ identifier: "WebhookVerification" })
 export type WebhookVerification = typeof WebhookVerification.Type

@@ -20,6 +20,8 @@ export interface ChannelEndpoint {
     readonly verification: WebhookVerification
     /** The secret's value now; undefined (not set) answers every request 401. */
     readonly secret: Effect.Effect<string | undefined>
+    /** The `subscribe.verifyToken` secret's value now, when the verification declares one. */
+    readonly verifyToken?: Effect.Effect<string | undefined>
     /** A verified request; null answers 200 `{ ok: true }`. */
     readonly handle: (request: WebhookRequest) => Effect.Effect<WebhookResponse | null, ChannelDeliveryError>
   }

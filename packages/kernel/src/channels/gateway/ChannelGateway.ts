@@ -100,6 +100,8 @@ export class ChannelGateway extends Context.Tag("@aide/kernel/ChannelGateway")<
       channelId: string,
       request: Webhooks.IncomingWebhook,
     ) => Effect.Effect<Webhooks.WebhookAnswer>
+    /** A `GET /wh/<pluginId>/<channelId>`: the subscription handshake of `subscribe` verifications. */
+    readonly webhookChallenge: Webhooks.ChallengeRoute
   }
 >() {}
 
@@ -275,6 +277,8 @@ export const make = (options: ChannelGatewayOptions = {}) =>
       decidePairing,
       removeSender,
       webhook,
+      webhookChallenge: (pluginId, channelId, request) =>
+        webhooks.challenge(endpoints.get(channelKey(pluginId, channelId)), request),
     })
   })
 

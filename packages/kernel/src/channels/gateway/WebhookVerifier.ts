@@ -15,6 +15,17 @@ const signatureBytes = (text: string, encoding: "hex" | "base64"): Buffer | unde
 }
 
 /**
+ * The string a timestamped signature covers: the declared template (`{timestamp}` then `{body}`,
+ * last; checked by the contract) filled in, or `<timestamp>.<body>`. The template is split, not
+ * searched-and-replaced, so a body containing `{timestamp}` is signed as sent.
+ */
+const baseString = (template: string | undefined, timestamp: string, body: string) => {
+  if (template === undefined) return `${timestamp}.${body}`
+  const [before = "", after = ""] = template.slice(0, -"{body}".length).split("{timestamp}")
+  return `${before}${timestamp}${after}${body}`
+}
+
+/**
  * What a check found. `replay` (HMAC only) is what the caller's replay cache keeps: the
  * signature's digest, until `until` (Unix seconds), past which the request is refused anyway
  * (timestamped) or the window ends (body-only signatures).
@@ -30,7 +41,7 @@ const unauthorized: Verdict = { ok: false, reason: "unauthorized" }
  * secret: `timingSafeEqual` over equal-length digests (a token's SHA-256 against the secret's;
  * a signature's 32 bytes against the HMAC). Lengths and the header's format are public and may
  * end the check early. No secret (undefined or empty) verifies nothing. With a declared
- * `timestamp`, the HMAC is of `<timestamp>.<body>` and the timestamp must be within the
+ * `timestamp`, the HMAC is of `<timestamp>.<body>` (or its `baseString`) and the timestamp must be within the
  * tolerance of `nowSeconds`; without one, a request that carries none is `timestamp_required`.
  *
  * @example
@@ -57,7 +68,7 @@ export const check = (
   if (stamp !== undefined && (timestampText === undefined || !/^\d{1,12}$/.test(timestampText))) {
     return { ok: false, reason: "timestamp_required" }
   }
-  const signed = timestampText === undefined ? body : `${timestampText}.${body}`
+  const signed = timestampText === undefined ? body : baseString(stamp?.baseString, timestampText, body)
   const expected = createHmac("sha256", secret).update(signed, "utf8").digest()
   if (!timingSafeEqual(signature, expected)) return unauthorized
   // Checked after the signature, so only the secret's holder learns how the clocks differ.

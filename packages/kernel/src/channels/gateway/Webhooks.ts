@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto"
 import { Clock, Duration, Effect } from "effect"
 import type { RateLimit, RateLimiter } from "../../ratelimit/RateLimiter.js"
 import type { WebhookResponse } from "./ChannelContract.js"
@@ -15,6 +16,20 @@ export interface IncomingWebhook {
   /** The client's rate-limit bucket (its address; the server's `rateLimitBucket`). */
   readonly clientAddress: string
 }
+
+/** A `GET` to a webhook route: the subscription handshake (`subscribe` verifications only). */
+export interface IncomingChallenge {
+  /** The query's parameters (the first value of each). */
+  readonly query: Readonly<Record<string, string>>
+  readonly clientAddress: string
+}
+
+/** The gateway's `webhookChallenge`: a GET to `/wh/<pluginId>/<channelId>`. */
+export type ChallengeRoute = (
+  pluginId: string,
+  channelId: string,
+  request: IncomingChallenge,
+) => Effect.Effect<WebhookAnswer>
 
 /** The HTTP answer to give. */
 export interface WebhookAnswer {
@@ -134,5 +149,34 @@ export const make = (limiter: RateLimiter["Type"], replays: WebhookReplays["Type
       return passThrough(handled.right)
     })
 
-  return { serve } as const
+  /**
+   * Meta's subscription handshake: `hub.mode=subscribe` and `hub.verify_token` equal to the
+   * declared secret (SHA-256 digests compared in constant time) answer `hub.challenge` as text;
+   * anything else is 403, an endpoint without `subscribe` 404. Rate-limited like POSTs.
+   */
+  const challenge = (endpoint: ChannelEndpoint | undefined, request: IncomingChallenge): Effect.Effect<WebhookAnswer> =>
+    Effect.gen(function* () {
+      const decision = yield* limiter.consume(`webhook ${request.clientAddress}`, rateLimit)
+      if (!decision.allowed) {
+        const retryAfter = String(Math.max(1, Math.ceil(Duration.toSeconds(decision.resetAfter))))
+        return json(429, { error: "too_many_requests" }, { "retry-after": retryAfter })
+      }
+      const verifyToken = endpoint?.webhook?.verifyToken
+      if (verifyToken === undefined) return json(404, { error: "Not found" })
+      const secret = yield* verifyToken
+      const sent = request.query["hub.verify_token"]
+      const answer = request.query["hub.challenge"] ?? ""
+      const matches =
+        secret !== undefined &&
+        secret !== "" &&
+        sent !== undefined &&
+        timingSafeEqual(createHash("sha256").update(sent).digest(), createHash("sha256").update(secret).digest())
+      // The challenge is echoed as the body: bounded and plain (Meta's are digits).
+      if (request.query["hub.mode"] !== "subscribe" || !matches || !/^[\w.-]{1,200}$/.test(answer)) {
+        return json(403, { error: "forbidden" })
+      }
+      return { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: answer }
+    })
+
+  return { serve, challenge } as const
 }

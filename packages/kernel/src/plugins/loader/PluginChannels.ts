@@ -55,6 +55,9 @@ export const endpointOf = (
         : {
             verification: webhook,
             secret: Effect.sync(() => secretOf(webhook.secret, values, env)),
+            ...(webhook.kind === "hmac-sha256" && webhook.subscribe !== undefined
+              ? { verifyToken: Effect.sync(() => secretOf(webhook.subscribe!.verifyToken, values, env)) }
+              : {}),
             handle: (request) =>
               call("channel.webhook", { request }).pipe(
                 Effect.flatMap((answer) =>
