@@ -17,6 +17,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { transformSync } from "esbuild"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { checkTarball } from "../../../scripts/release-check.js"
 import {
   packAndPublish,
   type Registry,
@@ -196,6 +197,11 @@ describe("Aide from a registry", () => {
     )
     expect(manifestOf(tarballs.get("@aide/cli")!).dependencies).toHaveProperty("@aide/server")
   })
+
+  it("every tarball passes publint and Are the Types Wrong (`pnpm release:check`)", async () => {
+    const reports = await Promise.all([...tarballs.values()].map((tarball) => checkTarball(tarball)))
+    expect(reports.filter((report) => report.problems.length > 0)).toEqual([])
+  }, 60_000)
 
   it("`npm install @aide/cli && npx aide start` serves the API and the console", async () => {
     await installs.server
