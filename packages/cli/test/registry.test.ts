@@ -11,7 +11,7 @@
  * (support/registry.ts `npmCache`). Takes the builds `pnpm build` left (CI builds first).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -19,6 +19,7 @@ import { transformSync } from "esbuild"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { checkTarball } from "../../../scripts/release-check.js"
 import {
+  npmCache,
   packAndPublish,
   type Registry,
   run,
@@ -39,6 +40,13 @@ const built = [
   "packages/console/dist/index.html",
 ]
 const password = "correct horse battery staple"
+/**
+ * False until branch plugin-light is merged (issue 34, snag 1): the scaffold's package.json still
+ * names `@aide/plugin` and `@aide/testing` as `workspace:*` (npm install: EUNSUPPORTEDPROTOCOL),
+ * and `@aide/testing` pulls the kernel's native builds. Measured here: `npx @aide/cli plugin new`
+ * itself works from the registry. Set to true with that branch.
+ */
+const scaffoldInstallable = false
 
 let work: string
 let registry: Registry | undefined
@@ -160,6 +168,11 @@ beforeAll(async () => {
   })
   start("embed", () => npm(["install"], embed))
   start("channel", () => npm(["publish"], channelPlugin(version("@aide/plugin"))))
+  // `npx` in an empty folder installs @aide/cli into npm's cache first: started with the others.
+  // npx reuses an earlier run's install of the same version (0.1.0 every run): dropped first.
+  if (scaffoldInstallable) rmSync(join(npmCache, "_npx"), { recursive: true, force: true })
+  if (scaffoldInstallable)
+    start("scaffold", () => run("npx", ["@aide/cli", "plugin", "new", "word-tools"], project("author"), env))
 }, 600_000)
 
 afterAll(async () => {
@@ -320,16 +333,17 @@ aide.auth.status().then(({ auth }) => console.log(JSON.stringify({ setup: auth.s
     expect(printed).toContain("nextRun: true")
   }, 300_000)
 
-  // Skipped until branch plugin-light is merged: the scaffold's package.json still names
-  // `@aide/plugin` and `@aide/testing` as `workspace:*` (npm: EUNSUPPORTEDPROTOCOL), and
-  // `@aide/testing` pulls the kernel's native builds. Unskip with that branch (issue 34, snag 1).
-  it.skip("`npx @aide/cli plugin new word-tools && cd word-tools && npm install && npm test` passes", async () => {
-    const folder = project("author")
-    await run("npx", ["@aide/cli", "plugin", "new", "word-tools"], folder, env)
-    const plugin = join(folder, "word-tools")
-    cpSync(join(folder, ".npmrc"), join(plugin, ".npmrc"))
-    await npm(["install"], plugin)
-    const tested = await npm(["test"], plugin)
-    expect(tested).toMatch(/passed/)
-  }, 300_000)
+  it.skipIf(!scaffoldInstallable)(
+    "`npx @aide/cli plugin new word-tools && cd word-tools && npm install && npm test` passes",
+    async () => {
+      await installs.scaffold
+      const plugin = join(work, "author", "word-tools")
+      // The scaffold's own project: it gets the registry the way the folder it was made in has it.
+      cpSync(join(work, "author", ".npmrc"), join(plugin, ".npmrc"))
+      await npm(["install"], plugin)
+      const tested = await npm(["test"], plugin)
+      expect(tested).toMatch(/passed/)
+    },
+    300_000,
+  )
 })

@@ -5,8 +5,8 @@
  * proxied to the public registry. Plus what every npm call of those tests shares: the registry,
  * a warm cache, and better-sqlite3's binary.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -25,6 +25,19 @@ export interface Registry {
  * integrity whatever registry served them). `AIDE_NPM_CACHE` names another folder.
  */
 export const npmCache = process.env.AIDE_NPM_CACHE ?? join(tmpdir(), "aide-npm-cache")
+
+/**
+ * Tarballs are found in the cache by their integrity whatever the registry's port, but each run's
+ * package documents are cached under its own port (Verdaccio writes its address into them): about
+ * 80 MB a run that no later run reads. Past 1.5 GB the cache starts again, from empty.
+ */
+const boundCache = () => {
+  const kilobytes = existsSync(npmCache)
+    ? Number(execFileSync("du", ["-sk", npmCache], { encoding: "utf8" }).split("\t")[0])
+    : 0
+  if (kilobytes > 1.5 * 1024 * 1024) rmSync(npmCache, { recursive: true, force: true })
+  mkdirSync(npmCache, { recursive: true })
+}
 
 /** Asynchronous: a minutes-long install must not block the worker (vitest's RPC times out). */
 export const run = async (
@@ -111,7 +124,7 @@ export const startRegistry = async (root: string, work: string): Promise<Registr
     if (ping?.ok) break
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  mkdirSync(npmCache, { recursive: true })
+  boundCache()
   const env: NodeJS.ProcessEnv = {
     npm_config_registry: url,
     // Publishing needs a token; Verdaccio's `publish: $all` accepts any.
