@@ -8,9 +8,10 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
  * first) often had them, each one ends the run alone.
  */
 const longFirst = [
+  // Two to four minutes, nearly all of it npm installing and unpacking in child processes.
+  "packages/cli/test/registry.test.ts",
   "packages/console/test/console.e2e.test.ts",
   "packages/server/test/hardening/partial-answers.test.ts",
-  "packages/cli/test/npm-packages.test.ts",
   "packages/server/test/docs-commands.test.ts",
   "packages/server/test/crash.test.ts",
   "packages/cli/test/start.test.ts",
