@@ -3,5 +3,6 @@
  * The same namespaces as in `@aide/kernel`, without loading the rest of the kernel.
  */
 export * as McpAuthorizer from "./mcpserver/McpAuthorizer.js"
+export * as McpEndpoint from "./mcpserver/McpEndpoint.js"
 export * as McpSessionStore from "./mcpserver/McpSessionStore.js"
 export * as SqlMcpSessionStore from "./mcpserver/SqlMcpSessionStore.js"

@@ -34,7 +34,9 @@ const McpToolName = Schema.Literal(...mcpToolNames).annotations({
 export const McpEndpointConfig = section({
   enabled: field(Schema.Boolean, "Whether /mcp answers (otherwise 404); default false"),
   tools: field(
-    Schema.Array(McpToolName).pipe(Schema.maxItems(mcpToolNames.length)),
+    Schema.Array(McpToolName).pipe(
+      Schema.filter((names) => new Set(names).size === names.length || "lists a tool twice"),
+    ),
     "The tools MCP clients may see and call; default the read-only ones",
   ),
 })
