@@ -317,6 +317,28 @@ describe("/mcp, on", () => {
       await expect(client.readResource({ uri: "aide://nothing" })).rejects.toThrow(/Resource not found/)
     })
 
+    it("the listening stream (GET /mcp) answers its head at once, not at the first event", async () => {
+      const opened = await post(initialize("2025-11-25"))
+      const sessionId = opened.headers.get("mcp-session-id")!
+      await opened.text()
+      const initialized = { jsonrpc: "2.0", method: "notifications/initialized" }
+      expect((await post(initialized, { "mcp-session-id": sessionId })).status).toBe(202)
+      const controller = new AbortController()
+      const started = Date.now()
+      const listening = await fetch(`${server.url}/mcp`, {
+        headers: {
+          accept: "text/event-stream",
+          authorization: `Bearer ${server.token}`,
+          "mcp-session-id": sessionId,
+        },
+        signal: controller.signal,
+      })
+      expect(listening.status).toBe(200)
+      expect(listening.headers.get("content-type")).toBe("text/event-stream")
+      expect(Date.now() - started).toBeLessThan(2_000)
+      controller.abort()
+    })
+
     it("a session survives its connection dropping: a new connection continues it", async () => {
       const first = await connect()
       const sessionId = first.transport.sessionId!
