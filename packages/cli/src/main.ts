@@ -4,6 +4,7 @@ import { backup, restore } from "./commands/backup.js"
 import { chat } from "./commands/chat.js"
 import { config, inbox, threads } from "./commands/data.js"
 import { doctor } from "./commands/doctor.js"
+import { mcp } from "./commands/mcp.js"
 import { plugin } from "./commands/plugin.js"
 import { start } from "./commands/start.js"
 import { AuthError, bold, ExitCode, Failure, print, printError, UsageError } from "./Output.js"
@@ -18,6 +19,7 @@ const commands: ReadonlyArray<Command> = [
   threads,
   inbox,
   config,
+  mcp,
   plugin,
   backup,
   restore,

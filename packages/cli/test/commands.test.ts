@@ -19,6 +19,7 @@ const commands = [
   "threads",
   "inbox",
   "config",
+  "mcp",
   "plugin",
   "backup",
   "restore",

@@ -2,6 +2,7 @@ import { AideError } from "@aide/client"
 import { type FormEvent, useState } from "react"
 import { minPasswordLength, passwordRule } from "./Auth.js"
 import { client, errorText } from "./api.js"
+import { McpServerCard } from "./McpServerCard.js"
 import { useLoad } from "./useLoad.js"
 
 type PasswordProblem = { readonly field: "current" | "next"; readonly text: string }
@@ -80,6 +81,13 @@ export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) 
             Save
           </button>
         </form>
+      )}
+      {config && (
+        <McpServerCard
+          settings={config.mcpServer}
+          onSaved={setStatus}
+          onError={(cause) => setStatus(errorText(cause))}
+        />
       )}
       <section className="card" aria-labelledby="sessions-title">
         <h2 id="sessions-title">Sessions</h2>

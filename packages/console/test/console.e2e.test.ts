@@ -837,6 +837,19 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     expect((await api(`/api/inbox/${digest.id}`)).status).toBe(404)
   })
 
+  it("turns Aide's MCP server on and chooses its tools in Settings", async () => {
+    await section("Settings").click()
+    const card = page.locator("form", { has: page.getByRole("heading", { name: "MCP server" }) })
+    await card.getByRole("checkbox", { name: "Serve /mcp" }).check()
+    await card.getByRole("checkbox", { name: /^ask:/ }).check()
+    await card.getByRole("checkbox", { name: /^inbox_list:/ }).uncheck()
+    await card.getByRole("button", { name: "Save" }).click()
+    await page.getByText("MCP server settings saved").waitFor()
+    const { mcpServer } = (await api("/api/config")).body
+    expect(mcpServer).toEqual({ enabled: true, tools: ["threads_search", "memory_read", "schedule_list", "ask"] })
+    await api("/api/config", { method: "PATCH", body: { mcpServer: null } })
+  })
+
   it("revokes another session, then this one: back to the login screen", async () => {
     await api("/api/auth/sessions") // the suite's API session: another one to revoke
     await section("Settings").click()

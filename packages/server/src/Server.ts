@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as Path from "node:path"
-import { Kernel, SigningSecret, StreamHub } from "@aide/kernel"
+import { Kernel, McpAuthorizer, McpEndpoint, SigningSecret, StreamHub } from "@aide/kernel"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 // Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -29,6 +29,7 @@ import { lazyDocs, lazyOpenApi } from "./http/LazyDocs.js"
 import * as RateLimit from "./http/RateLimit.js"
 import * as SlowClients from "./http/SlowClients.js"
 import * as Webhooks from "./http/Webhooks.js"
+import * as McpRoute from "./mcp/McpRoute.js"
 import * as MetricsRoute from "./metrics/MetricsRoute.js"
 import * as RequestMetrics from "./metrics/RequestMetrics.js"
 import * as RequestSpan from "./metrics/RequestSpan.js"
@@ -56,6 +57,11 @@ export interface ServerOptions extends ServerConfig {
   readonly chatMaxLagBytes?: number
   /** The built web console served at `/app/`; default `packages/console/dist` (`AIDE_CONSOLE_DIR`). */
   readonly consoleDir?: string
+  /**
+   * Who may call `/mcp` (docs/mcp-server.md): default `McpAuthorizer.layerOwner`, the owner's
+   * API access tokens only. An OAuth Layer accepts those and tokens issued for `/mcp`.
+   */
+  readonly mcpAuthorizer?: Layer.Layer<McpAuthorizer.McpAuthorizer, never, Kernel.KernelServices>
 }
 
 /** `AIDE_PUBLIC_URL` when unset: the listening address (right when browsers reach the server there). */
@@ -204,6 +210,22 @@ export const layer = (options: ServerOptions) => {
             ? {}
             : { maxBodyBytes: options.kernel.channelGateway.webhooks.maxBodyBytes }),
         }),
+      ),
+      // Aide's own MCP endpoint (docs/mcp-server.md): a raw route beside the HttpApi.
+      Layer.provide(
+        McpRoute.layer({ publicUrl: options.publicUrl }).pipe(
+          Layer.provide(
+            McpEndpoint.layer({
+              version,
+              maxBodyBytes: options.maxBodyBytes,
+              allowedOrigins: [
+                ...(options.corsOrigins ?? []),
+                ...(options.publicUrl === undefined ? [] : [new URL(options.publicUrl).origin]),
+              ],
+            }),
+          ),
+          Layer.provide(options.mcpAuthorizer ?? McpAuthorizer.layerOwner),
+        ),
       ),
       // Outermost: a foreign Host (DNS rebinding) or Origin is refused before anything else runs.
       Layer.provide(HostCheck.layer(hostCheckOptions(options))),

@@ -45,6 +45,7 @@ const defaults = {
   schedule: { enabled: true, tasks: [] },
   onboardingComplete: false,
   mcpServers: {},
+  mcpServer: { enabled: false, tools: ["threads_search", "memory_read", "inbox_list", "schedule_list"] },
 }
 
 describe.each(storageKinds)("/api/config (%s)", (storage) => {

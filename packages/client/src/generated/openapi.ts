@@ -869,6 +869,13 @@ export interface components {
             mcpServers: {
                 [key: string]: components["schemas"]["McpServerConfig"];
             };
+            /** @description Aide's own MCP endpoint /mcp: on or off, and its tools (docs/mcp-server.md) */
+            mcpServer: {
+                /** @description Whether /mcp answers (otherwise 404); default false */
+                enabled: boolean;
+                /** @description The tools MCP clients may see and call; default the read-only ones */
+                tools: ("ask" | "approve" | "threads_search" | "memory_read" | "memory_update" | "inbox_list" | "inbox_mark_read" | "schedule_create" | "schedule_list" | "schedule_delete" | "notify")[];
+            };
         };
         TimeZone: string;
         OperatorModel: {
@@ -1068,6 +1075,13 @@ export interface components {
             /** @description MCP servers by id */
             mcpServers?: {
                 [key: string]: components["schemas"]["McpServerConfigPatch"] | null;
+            } | null;
+            /** @description Aide's own MCP endpoint /mcp: on or off, and its tools (docs/mcp-server.md) */
+            mcpServer?: {
+                /** @description Whether /mcp answers (otherwise 404); default false */
+                enabled?: boolean | null;
+                /** @description The tools MCP clients may see and call; default the read-only ones */
+                tools?: ("ask" | "approve" | "threads_search" | "memory_read" | "memory_update" | "inbox_list" | "inbox_mark_read" | "schedule_create" | "schedule_list" | "schedule_delete" | "notify")[] | null;
             } | null;
         };
         OperatorModelPatch: {

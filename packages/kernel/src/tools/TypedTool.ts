@@ -14,7 +14,7 @@ export interface TypedToolSpec<A, I> {
 }
 
 /** `a.b: is missing; c: Expected string, actual 1`: what the model reads to correct its call. */
-const describeProblems = (error: ParseResult.ParseError) =>
+export const describeProblems = (error: ParseResult.ParseError) =>
   ParseResult.ArrayFormatter.formatErrorSync(error)
     .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`))
     .join("; ")
@@ -42,7 +42,7 @@ class RecursiveSchema extends Error {}
  * (Effect names refinements such as `Int`; Gemini refuses references), unless the schema is
  * recursive and cannot do without them.
  */
-const jsonSchemaOf = (schema: Schema.Schema.AnyNoContext): Json => {
+export const jsonSchemaOf = (schema: Schema.Schema.AnyNoContext): Json => {
   const { $schema: _, $defs, ...rest } = JSONSchema.make(schema) as unknown as Json
   if ($defs === undefined) return rest
   try {
