@@ -74,7 +74,7 @@ describe("the areas", () => {
   it("are the table of docs/embedding.md (storage: the names it lists besides the stores)", async () => {
     const rows = [
       ...readFileSync(Path.join(root, "docs/embedding.md"), "utf8").matchAll(
-        /^\| `@aide\/kernel\/(\w+)` \| (.*) \|$/gm,
+        /^\| `@aide\/kernel\/([\w-]+)` \| (.*) \|$/gm,
       ),
     ]
     expect(rows.map((row) => row[1]).sort()).toEqual(subpaths.filter((name) => name !== "internal").sort())

@@ -32,6 +32,8 @@ const layers = [
   "mcp",
   "plugins",
   "auth",
+  // Aide as an MCP server: its tools wrap the services of every area above.
+  "mcpserver",
   "redis",
   "stores",
   "kernel",

@@ -7,6 +7,7 @@ import {
   configStoreContract,
   inboxStoreContract,
   mcpOAuthStoreContract,
+  mcpSessionStoreContract,
   memoryStoreContract,
   observationStoreContract,
   onSqlDialects,
@@ -24,6 +25,8 @@ import * as MemoryInboxStore from "../src/inbox/MemoryInboxStore.js"
 import * as SqlInboxStore from "../src/inbox/SqlInboxStore.js"
 import * as MemoryMcpOAuthStore from "../src/mcp/MemoryMcpOAuthStore.js"
 import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
+import * as McpSessionStore from "../src/mcpserver/McpSessionStore.js"
+import * as SqlMcpSessionStore from "../src/mcpserver/SqlMcpSessionStore.js"
 import * as MemoryWorkingStore from "../src/memory/MemoryWorkingStore.js"
 import * as MemoryObservationStore from "../src/memory/observational/MemoryObservationStore.js"
 import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
@@ -47,6 +50,7 @@ const contracts: { readonly [K in StoreName]: readonly [suite: { readonly name: 
   recallIndex: [recallIndexContract, "threads.test.ts"],
   channelConversations: [channelConversationsContract, "channel-conversations.test.ts"],
   webhookReplays: [webhookReplaysContract, "hardening/webhook-replay-stores.test.ts"],
+  mcpSessionStore: [mcpSessionStoreContract, "store-contracts.test.ts"],
 }
 
 describe("the store record's contract suites", () => {
@@ -85,6 +89,7 @@ const tagModules: { readonly [K in StoreName]: string } = {
   recallIndex: "memory/recall/RecallIndex.ts",
   channelConversations: "channels/gateway/ChannelConversations.ts",
   webhookReplays: "channels/gateway/WebhookReplays.ts",
+  mcpSessionStore: "mcpserver/McpSessionStore.ts",
 }
 
 // The contracts @aide/testing exports for third-party stores, on the kernel's SQL and in-memory ones.
@@ -100,3 +105,5 @@ onSqlDialects(configStoreContract, "SqlConfigStore", SqlConfigStore.layer)
 configStoreContract("ConfigStore.layerMemory", ConfigStore.layerMemory)
 onSqlDialects(observationStoreContract, "SqlObservationStore", SqlObservationStore.layer)
 observationStoreContract("MemoryObservationStore", MemoryObservationStore.layer)
+onSqlDialects(mcpSessionStoreContract, "SqlMcpSessionStore", SqlMcpSessionStore.layer)
+mcpSessionStoreContract("McpSessionStore.layerMemory", McpSessionStore.layerMemory)

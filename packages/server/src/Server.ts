@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as Path from "node:path"
-import { Kernel, SigningSecret, StreamHub } from "@aide/kernel"
+import { Kernel, type McpAuthorizer, SigningSecret, StreamHub } from "@aide/kernel"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 // Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -56,6 +56,11 @@ export interface ServerOptions extends ServerConfig {
   readonly chatMaxLagBytes?: number
   /** The built web console served at `/app/`; default `packages/console/dist` (`AIDE_CONSOLE_DIR`). */
   readonly consoleDir?: string
+  /**
+   * Who may call `/mcp` (docs/mcp-server.md): default `McpAuthorizer.layerOwner`, the owner's
+   * API access tokens only. An OAuth Layer accepts those and tokens issued for `/mcp`.
+   */
+  readonly mcpAuthorizer?: Layer.Layer<McpAuthorizer.McpAuthorizer, never, Kernel.KernelServices>
 }
 
 /** `AIDE_PUBLIC_URL` when unset: the listening address (right when browsers reach the server there). */

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import * as Problems from "../validation/Problems.js"
 import { NonEmptyString, TimeZone } from "./ConfigValues.js"
+import { McpEndpointConfig, mcpEndpointDefaults } from "./McpEndpointConfig.js"
 import { MemoryConfig, memoryDefaults } from "./MemoryConfig.js"
 import * as MergePatch from "./MergePatch.js"
 import { HeartbeatConfig, ScheduledTaskConfig } from "./ScheduleConfig.js"
@@ -159,6 +160,7 @@ export const AppConfigDocument = Schema.Struct({
     }),
     "MCP servers by id",
   ),
+  mcpServer: field(McpEndpointConfig, "Aide's own MCP endpoint /mcp: on or off, and its tools (docs/mcp-server.md)"),
 }).annotations({ identifier: "AppConfig" })
 export type AppConfigDocument = typeof AppConfigDocument.Type
 
@@ -201,6 +203,7 @@ export const defaults: typeof AppConfigDocument.Encoded = {
   schedule: { enabled: true, tasks: [] },
   onboardingComplete: false,
   mcpServers: {},
+  mcpServer: mcpEndpointDefaults,
 }
 
 /** What `GET /api/config` shows instead of a secret; sent back in a PATCH, it keeps the stored value. */

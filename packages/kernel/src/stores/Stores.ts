@@ -23,6 +23,9 @@ import * as McpOAuthStore from "../mcp/McpOAuthStore.js"
 import * as MemoryMcpOAuthStore from "../mcp/MemoryMcpOAuthStore.js"
 import { schema as mcpOAuthSchema } from "../mcp/mcpOAuthSchema.js"
 import * as SqlMcpOAuthStore from "../mcp/SqlMcpOAuthStore.js"
+import * as McpSessionStore from "../mcpserver/McpSessionStore.js"
+import { schema as mcpSessionSchema } from "../mcpserver/mcpSessionSchema.js"
+import * as SqlMcpSessionStore from "../mcpserver/SqlMcpSessionStore.js"
 import * as MemoryStore from "../memory/MemoryStore.js"
 import * as MemoryWorkingStore from "../memory/MemoryWorkingStore.js"
 import { schema as memorySchema } from "../memory/memorySchema.js"
@@ -132,6 +135,13 @@ export const catalog = StoreSet.empty
     sql: SqlWebhookReplays.layer,
     memory: WebhookReplays.layerMemory,
     schema: webhookReplaysSchema,
+  })
+  // The sessions of Aide's own MCP endpoint `/mcp` (shared by replicas on one PostgreSQL database).
+  .add("mcpSessionStore", {
+    tag: McpSessionStore.McpSessionStore,
+    sql: SqlMcpSessionStore.layer,
+    memory: McpSessionStore.layerMemory,
+    schema: mcpSessionSchema,
   })
 
 /** Every store the kernel's services keep their data in. */

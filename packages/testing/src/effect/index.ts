@@ -12,6 +12,7 @@ export {
   contractIt,
   inboxStoreContract,
   mcpOAuthStoreContract,
+  mcpSessionStoreContract,
   memoryStoreContract,
   observationStoreContract,
   onSqlDialects,
