@@ -3,5 +3,7 @@
  * The same namespaces as in `@aide/kernel`, without loading the rest of the kernel.
  */
 export * as McpAuthorizer from "./mcpserver/McpAuthorizer.js"
+export * as McpGrantStore from "./mcpserver/McpGrantStore.js"
+export * as McpGrants from "./mcpserver/McpGrants.js"
 export * as McpSessionStore from "./mcpserver/McpSessionStore.js"
 export * as SqlMcpSessionStore from "./mcpserver/SqlMcpSessionStore.js"
