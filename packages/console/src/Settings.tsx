@@ -2,6 +2,7 @@ import { AideError } from "@aide/client"
 import { type FormEvent, useState } from "react"
 import { minPasswordLength, passwordRule } from "./Auth.js"
 import { client, errorText } from "./api.js"
+import { McpClients } from "./McpClients.js"
 import { useLoad } from "./useLoad.js"
 
 type PasswordProblem = { readonly field: "current" | "next"; readonly text: string }
@@ -115,6 +116,7 @@ export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) 
           </button>
         </div>
       </section>
+      <McpClients />
       <form className="card form" onSubmit={changePassword} aria-labelledby="password-title" noValidate>
         <h2 id="password-title">Change password</h2>
         <label>

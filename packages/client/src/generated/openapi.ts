@@ -461,6 +461,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mcp/consent/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check an MCP client's authorization request and show what it asks for */
+        post: operations["mcpGrants.inspectConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve (with the tools ticked) or deny an MCP client's authorization request */
+        post: operations["mcpGrants.decideConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the MCP clients holding a grant */
+        get: operations["mcpGrants.listClients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/clients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an MCP client's grant: its tokens fail on their next call */
+        delete: operations["mcpGrants.revokeClient"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/memory/working": {
         parameters: {
             query?: never;
@@ -801,6 +869,16 @@ export interface components {
             mcpServers: {
                 [key: string]: components["schemas"]["McpServerConfig"];
             };
+            /** @description Aide's own MCP endpoint /mcp: on or off, and its tools (docs/mcp-server.md) */
+            mcpServer: {
+                /** @description Whether /mcp answers (otherwise 404); default false */
+                enabled: boolean;
+                /**
+                 * maxItems(11)
+                 * @description The tools MCP clients may see and call; default the read-only ones
+                 */
+                tools: ("ask" | "approve" | "threads_search" | "memory_read" | "memory_update" | "inbox_list" | "inbox_mark_read" | "schedule_create" | "schedule_list" | "schedule_delete" | "notify")[];
+            };
         };
         TimeZone: string;
         OperatorModel: {
@@ -1000,6 +1078,13 @@ export interface components {
             /** @description MCP servers by id */
             mcpServers?: {
                 [key: string]: components["schemas"]["McpServerConfigPatch"] | null;
+            } | null;
+            /** @description Aide's own MCP endpoint /mcp: on or off, and its tools (docs/mcp-server.md) */
+            mcpServer?: {
+                /** @description Whether /mcp answers (otherwise 404); default false */
+                enabled?: boolean | null;
+                /** @description The tools MCP clients may see and call; default the read-only ones */
+                tools?: ("ask" | "approve" | "threads_search" | "memory_read" | "memory_update" | "inbox_list" | "inbox_mark_read" | "schedule_create" | "schedule_list" | "schedule_delete" | "notify")[] | null;
             } | null;
         };
         OperatorModelPatch: {
@@ -1372,6 +1457,50 @@ export interface components {
             state?: string;
             error?: string;
             error_description?: string;
+        };
+        ConsentRequest: {
+            /**
+             * maxLength(8192)
+             * @description a string at most 8192 character(s) long
+             */
+            request: string;
+        };
+        ConsentDetails: {
+            clientId: string;
+            clientName: string;
+            redirectUri: string;
+            tools: {
+                name: string;
+                writes: boolean;
+            }[];
+        };
+        ConsentDecision: {
+            /**
+             * maxLength(8192)
+             * @description a string at most 8192 character(s) long
+             */
+            request: string;
+            approve: boolean;
+            /**
+             * maxItems(32)
+             * @description an array of at most 32 item(s)
+             */
+            tools: string[];
+        };
+        ConsentRedirect: {
+            redirectTo: string;
+        };
+        McpClientList: {
+            clients: components["schemas"]["McpClientGrant"][];
+        };
+        McpClientGrant: {
+            id: string;
+            clientId: string;
+            clientName: string;
+            redirectUris: string[];
+            tools: string[];
+            createdAt: string;
+            expiresAt: string;
         };
         WorkingMemory: {
             /** @description The markdown document; null before the first write, and while working memory is disabled */
@@ -4219,6 +4348,244 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description The request is malformed or fails validation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unexpected failure; details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    "mcpGrants.inspectConsent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsentRequest"];
+            };
+        };
+        responses: {
+            /** @description ConsentDetails */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentDetails"];
+                };
+            };
+            /** @description The request is malformed or fails validation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unexpected failure; details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    "mcpGrants.decideConsent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsentDecision"];
+            };
+        };
+        responses: {
+            /** @description ConsentRedirect */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentRedirect"];
+                };
+            };
+            /** @description The request is malformed or fails validation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unexpected failure; details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    "mcpGrants.listClients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description McpClientList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpClientList"];
+                };
+            };
+            /** @description The request is malformed or fails validation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Unexpected failure; details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    "mcpGrants.revokeClient": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a string at most 64 character(s) long */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                    };
                 };
             };
             /** @description The request is malformed or fails validation */

@@ -1,7 +1,7 @@
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import * as Auth from "../auth/Auth.js"
 import { sha256 } from "../auth/Sessions.js"
-import { mcpToolKinds } from "../config/McpEndpointConfig.js"
+import { mcpToolKinds, mcpToolNames } from "../config/McpEndpointConfig.js"
 import { Ids } from "../ids/Ids.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { authorizeOwner, McpAuthorizer, type McpPrincipal, McpUnauthorized } from "./McpAuthorizer.js"
@@ -223,6 +223,9 @@ export const make = (input: McpGrantsOptions) =>
 /** `McpGrants` over the grant store. */
 export const layer = (options: McpGrantsOptions): Layer.Layer<McpGrants, never, McpGrantStore | Ids> =>
   Layer.effect(McpGrants, make(options))
+
+/** Every tool `/mcp` has: the scopes a client may ask for. */
+export const toolNames: ReadonlyArray<string> = mcpToolNames
 
 /** Whether a tool only reads (the consent screen ticks those by default). */
 export const toolKind = (name: string): "reads" | "writes" | undefined =>

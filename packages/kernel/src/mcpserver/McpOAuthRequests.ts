@@ -39,7 +39,9 @@ export const limits = {
   maxParam: 4096,
 } as const
 
-const controlCharacters = /[\u0000-\u001f\u007f]/
+/** Control characters (C0 and DEL): a client name shown to the owner is one plain line. */
+const hasControlCharacters = (text: string) =>
+  [...text].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f)
 
 const loopbackHosts = new Set(["127.0.0.1", "[::1]", "localhost"])
 
@@ -100,7 +102,7 @@ export const clientMetadata = (body: unknown): ClientMetadata | OAuthError => {
   if (name !== undefined && (typeof name !== "string" || name.length > limits.maxClientName)) {
     return fail("invalid_client_metadata", `client_name must be a string of at most ${limits.maxClientName} characters`)
   }
-  if (typeof name === "string" && controlCharacters.test(name)) {
+  if (typeof name === "string" && hasControlCharacters(name)) {
     return fail("invalid_client_metadata", "client_name must not contain control characters")
   }
   const trimmed = typeof name === "string" ? name.trim() : ""
