@@ -168,6 +168,8 @@ export const make = (input: McpGrantsOptions) =>
       const tools = request.tools.filter((tool) => approved.includes(tool))
       const code = yield* tokens.newSecret("code")
       const at = yield* now
+      // Expired codes, tokens and ended grants go a day after they end (a consent is rare: cheap here).
+      yield* store.purge(new Date(at.getTime() - Duration.toMillis(Duration.days(1))).toISOString())
       yield* store.createCode({
         hash: sha256(code),
         clientId: request.client.id,
