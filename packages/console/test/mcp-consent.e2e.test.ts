@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs"
 import { createServer, type Server as HttpServer } from "node:http"
+import { createRequire } from "node:module"
 import * as Net from "node:net"
 import { McpAuthorizer } from "@aide/kernel"
 import { Server } from "@aide/server"
@@ -11,6 +13,17 @@ import { password, setup, startServer, type TestServer } from "../../server/test
 import { chromiumArgs, chromiumPath, consoleDist, ensureBuilt } from "./support.js"
 
 const executablePath = chromiumPath()
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+/** axe-core's serious and critical findings on the page. */
+const seriousViolations = async (page: Page) => {
+  await page.evaluate(axeSource)
+  const violations = (await page.evaluate(async () => {
+    const { violations } = await (globalThis as any).axe.run(document, { resultTypes: ["violations"] })
+    return violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help }))
+  })) as Array<{ impact: string }>
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+}
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -121,6 +134,7 @@ describe.skipIf(executablePath === undefined)("an MCP client authorized through 
       await page.getByRole("button", { name: "Sign in" }).click()
       await page.getByRole("heading", { name: "Allow “Test editor” to use Aide?" }).waitFor()
       await expect(page.locator(".redirect-uri").textContent()).resolves.toBe(callbackUrl)
+      expect(await seriousViolations(page)).toEqual([])
       // Read-only tools come ticked; tools that change things only when the owner ticks them.
       expect(await page.getByRole("checkbox", { name: /memory_read/ }).isChecked()).toBe(true)
       expect(await page.getByRole("checkbox", { name: /memory_update/ }).isChecked()).toBe(false)
