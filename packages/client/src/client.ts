@@ -212,7 +212,36 @@ export const createAideClient = (options: AideClientOptions) => {
     create: (server: T.NewMcpServer) => json<T.McpServer>("/api/mcp-servers", { method: "POST", body: server }),
   }
 
-  return { auth, chat, threads, config, schedule, inbox, memory, plugins, models, mcpServers, baseUrl: options.baseUrl }
+  /** MCP clients authorized through OAuth (`/mcp`): the consent screen's calls, list, revoke. */
+  const mcpClients = {
+    list: async () => (await json<T.ResponseOf<"mcpGrants.listClients">>("/api/mcp/clients")).clients,
+    revoke: (id: string) =>
+      json<T.ResponseOf<"mcpGrants.revokeClient">>(path("/api/mcp/clients/:id", id), { method: "DELETE" }),
+    /** What an authorization request (the query `/oauth/authorize` got) asks the owner to consent to. */
+    inspect: (request: string) =>
+      json<T.ConsentDetails>("/api/mcp/consent/inspect", { method: "POST", body: { request } }),
+    /** Approves (with these tools) or denies; answers where the browser goes next. */
+    decide: (request: string, approve: boolean, tools: ReadonlyArray<string>) =>
+      json<T.ResponseOf<"mcpGrants.decideConsent">>("/api/mcp/consent", {
+        method: "POST",
+        body: { request, approve, tools },
+      }),
+  }
+
+  return {
+    auth,
+    chat,
+    threads,
+    config,
+    schedule,
+    inbox,
+    memory,
+    plugins,
+    models,
+    mcpServers,
+    mcpClients,
+    baseUrl: options.baseUrl,
+  }
 }
 
 export type AideClient = ReturnType<typeof createAideClient>

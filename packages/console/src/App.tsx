@@ -14,6 +14,7 @@ const Schedule = lazy(() => import("./Schedule.js").then((m) => ({ default: m.Sc
 const Memory = lazy(() => import("./Memory.js").then((m) => ({ default: m.Memory })))
 const Integrations = lazy(() => import("./Integrations.js").then((m) => ({ default: m.Integrations })))
 const Settings = lazy(() => import("./Settings.js").then((m) => ({ default: m.Settings })))
+const McpConsent = lazy(() => import("./McpConsent.js").then((m) => ({ default: m.McpConsent })))
 
 type Gate =
   | { readonly state: "loading" }
@@ -39,6 +40,13 @@ export function App() {
   if (gate.state === "loading") return <p className="loading">Loading…</p>
   if (gate.state === "offline") return <Offline retry={() => void check()} />
   if (gate.state === "auth") return <AuthScreen setup={gate.setup} onSignedIn={() => setGate({ state: "in" })} />
+  // An MCP client's OAuth request (from `/oauth/authorize`): the consent screen alone, once signed in.
+  if (globalThis.location.pathname === "/app/mcp/consent")
+    return (
+      <Suspense fallback={<p className="loading">Loading…</p>}>
+        <McpConsent />
+      </Suspense>
+    )
   return <Shell onSignedOut={() => setGate({ state: "auth", setup: true })} />
 }
 

@@ -2,6 +2,7 @@ import { AideError } from "@aide/client"
 import { type FormEvent, useState } from "react"
 import { minPasswordLength, passwordRule } from "./Auth.js"
 import { client, errorText } from "./api.js"
+import { McpClients } from "./McpClients.js"
 import { McpServerCard } from "./McpServerCard.js"
 import { useLoad } from "./useLoad.js"
 
@@ -123,6 +124,7 @@ export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) 
           </button>
         </div>
       </section>
+      <McpClients />
       <form className="card form" onSubmit={changePassword} aria-labelledby="password-title" noValidate>
         <h2 id="password-title">Change password</h2>
         <label>

@@ -4,5 +4,7 @@
  */
 export * as McpAuthorizer from "./mcpserver/McpAuthorizer.js"
 export * as McpEndpoint from "./mcpserver/McpEndpoint.js"
+export * as McpGrantStore from "./mcpserver/McpGrantStore.js"
+export * as McpGrants from "./mcpserver/McpGrants.js"
 export * as McpSessionStore from "./mcpserver/McpSessionStore.js"
 export * as SqlMcpSessionStore from "./mcpserver/SqlMcpSessionStore.js"

@@ -6,6 +6,7 @@ import {
   chatRunsContract,
   configStoreContract,
   inboxStoreContract,
+  mcpGrantStoreContract,
   mcpOAuthStoreContract,
   mcpSessionStoreContract,
   memoryStoreContract,
@@ -26,6 +27,8 @@ import * as SqlInboxStore from "../src/inbox/SqlInboxStore.js"
 import * as MemoryMcpOAuthStore from "../src/mcp/MemoryMcpOAuthStore.js"
 import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
 import * as McpSessionStore from "../src/mcpserver/McpSessionStore.js"
+import * as MemoryMcpGrantStore from "../src/mcpserver/MemoryMcpGrantStore.js"
+import * as SqlMcpGrantStore from "../src/mcpserver/SqlMcpGrantStore.js"
 import * as SqlMcpSessionStore from "../src/mcpserver/SqlMcpSessionStore.js"
 import * as MemoryWorkingStore from "../src/memory/MemoryWorkingStore.js"
 import * as MemoryObservationStore from "../src/memory/observational/MemoryObservationStore.js"
@@ -51,6 +54,7 @@ const contracts: { readonly [K in StoreName]: readonly [suite: { readonly name: 
   channelConversations: [channelConversationsContract, "channel-conversations.test.ts"],
   webhookReplays: [webhookReplaysContract, "hardening/webhook-replay-stores.test.ts"],
   mcpSessionStore: [mcpSessionStoreContract, "store-contracts.test.ts"],
+  mcpGrantStore: [mcpGrantStoreContract, "store-contracts.test.ts"],
 }
 
 describe("the store record's contract suites", () => {
@@ -90,6 +94,7 @@ const tagModules: { readonly [K in StoreName]: string } = {
   channelConversations: "channels/gateway/ChannelConversations.ts",
   webhookReplays: "channels/gateway/WebhookReplays.ts",
   mcpSessionStore: "mcpserver/McpSessionStore.ts",
+  mcpGrantStore: "mcpserver/McpGrantStore.ts",
 }
 
 // The contracts @aide/testing exports for third-party stores, on the kernel's SQL and in-memory ones.
@@ -107,3 +112,5 @@ onSqlDialects(observationStoreContract, "SqlObservationStore", SqlObservationSto
 observationStoreContract("MemoryObservationStore", MemoryObservationStore.layer)
 onSqlDialects(mcpSessionStoreContract, "SqlMcpSessionStore", SqlMcpSessionStore.layer)
 mcpSessionStoreContract("McpSessionStore.layerMemory", McpSessionStore.layerMemory)
+onSqlDialects(mcpGrantStoreContract, "SqlMcpGrantStore", SqlMcpGrantStore.layer)
+mcpGrantStoreContract("MemoryMcpGrantStore", MemoryMcpGrantStore.layer)

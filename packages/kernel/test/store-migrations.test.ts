@@ -88,7 +88,15 @@ const upgrade = (storage: () => Layer.Layer<SqlClient.SqlClient, unknown>) =>
       return { rows: yield* snapshot, recorded: Number(recorded[0]?.n) }
     }).pipe(Effect.provide(SqlStores.layer.pipe(Layer.provideMerge(Layer.merge(storage(), Ids.layer)))))
     // Tables added since release 0.1 are created, empty; every other row is kept.
-    expect(after.rows).toEqual({ ...before, webhook_replays: [], mcp_sessions: [] })
+    expect(after.rows).toEqual({
+      ...before,
+      webhook_replays: [],
+      mcp_sessions: [],
+      mcp_auth_clients: [],
+      mcp_auth_codes: [],
+      mcp_auth_grants: [],
+      mcp_auth_tokens: [],
+    })
     expect(Object.keys(before)).toContain("working_memory")
     // Every migration recorded as applied, none run twice (a second CREATE TABLE would have failed).
     expect(after.recorded).toBe(migrationCount)

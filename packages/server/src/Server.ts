@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as Path from "node:path"
-import { Kernel, McpAuthorizer, McpEndpoint, SigningSecret, StreamHub } from "@aide/kernel"
+import { Kernel, type McpAuthorizer, McpEndpoint, McpGrants, SigningSecret, StreamHub } from "@aide/kernel"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 // Not the "@effect/platform-node" barrel: it re-exports undici (1 MB), evaluated at every start.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -11,6 +11,7 @@ import * as AuthHandlers from "./handlers/AuthHandlers.js"
 import * as ChatHandlers from "./handlers/ChatHandlers.js"
 import * as ConfigHandlers from "./handlers/ConfigHandlers.js"
 import * as InboxHandlers from "./handlers/InboxHandlers.js"
+import * as McpGrantsHandlers from "./handlers/McpGrantsHandlers.js"
 import * as McpHandlers from "./handlers/McpHandlers.js"
 import * as McpOAuthHandlers from "./handlers/McpOAuthHandlers.js"
 import * as MemoryHandlers from "./handlers/MemoryHandlers.js"
@@ -29,6 +30,7 @@ import { lazyDocs, lazyOpenApi } from "./http/LazyDocs.js"
 import * as RateLimit from "./http/RateLimit.js"
 import * as SlowClients from "./http/SlowClients.js"
 import * as Webhooks from "./http/Webhooks.js"
+import * as McpOAuthRoutes from "./mcp/McpOAuthRoutes.js"
 import * as McpRoute from "./mcp/McpRoute.js"
 import * as MetricsRoute from "./metrics/MetricsRoute.js"
 import * as RequestMetrics from "./metrics/RequestMetrics.js"
@@ -62,11 +64,31 @@ export interface ServerOptions extends ServerConfig {
    * API access tokens only. An OAuth Layer accepts those and tokens issued for `/mcp`.
    */
   readonly mcpAuthorizer?: Layer.Layer<McpAuthorizer.McpAuthorizer, never, Kernel.KernelServices>
+  /** Lifetimes and bounds of `/mcp`'s OAuth server (docs/mcp-server.md "OAuth"), e.g. in tests. */
+  readonly mcpGrants?: Partial<Omit<McpGrants.McpGrantsOptions, "resource" | "issuer">>
 }
 
 /** `AIDE_PUBLIC_URL` when unset: the listening address (right when browsers reach the server there). */
 const defaultPublicUrl = (options: ServerOptions) =>
   `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${options.port}`
+
+/**
+ * `/mcp`'s OAuth server: its issuer is the public origin (`AIDE_PUBLIC_URL`), its one resource
+ * `<origin>/mcp`, so tokens it issued stop working if the public URL changes.
+ */
+export const mcpGrantsLayer = (options: ServerOptions) => {
+  const origin = new URL(options.publicUrl ?? defaultPublicUrl(options)).origin
+  return McpGrants.layer({ resource: `${origin}/mcp`, issuer: origin, ...options.mcpGrants })
+}
+
+/**
+ * Who may call `/mcp`: `options.mcpAuthorizer`, else the owner's API access tokens and the
+ * OAuth tokens `/mcp`'s authorization server issued (`McpGrants.authorizer`).
+ */
+export const mcpAuthorizerLayer = (
+  options: ServerOptions,
+): Layer.Layer<McpAuthorizer.McpAuthorizer, never, Kernel.KernelServices> =>
+  options.mcpAuthorizer ?? McpGrants.authorizer.pipe(Layer.provide(mcpGrantsLayer(options)))
 
 /** The kernel as configured by `options`: SQLite by default, PostgreSQL with a database URL. */
 export const kernelLayer = (options: ServerOptions) =>
@@ -141,9 +163,10 @@ export const apiLayer = (options: ServerOptions, mode: { readonly serverless?: b
       ScheduleHandlers.layer,
       McpHandlers.layer,
       McpOAuthHandlers.layer,
+      McpGrantsHandlers.layer,
       MemoryHandlers.layer,
     ]),
-    Layer.provide([Authentication.layer, RateLimit.layer({ trustProxy: options.trustProxy })]),
+    Layer.provide([Authentication.layer, RateLimit.layer({ trustProxy: options.trustProxy }), mcpGrantsLayer(options)]),
   )
 
 /**
@@ -224,8 +247,12 @@ export const layer = (options: ServerOptions) => {
               ],
             }),
           ),
-          Layer.provide(options.mcpAuthorizer ?? McpAuthorizer.layerOwner),
+          Layer.provide(mcpAuthorizerLayer(options)),
         ),
+      ),
+      // `/mcp`'s OAuth authorization server: metadata, registration, authorize, token, revoke.
+      Layer.provide(
+        McpOAuthRoutes.layer({ trustProxy: options.trustProxy }).pipe(Layer.provide(mcpGrantsLayer(options))),
       ),
       // Outermost: a foreign Host (DNS rebinding) or Origin is refused before anything else runs.
       Layer.provide(HostCheck.layer(hostCheckOptions(options))),

@@ -23,8 +23,12 @@ import * as McpOAuthStore from "../mcp/McpOAuthStore.js"
 import * as MemoryMcpOAuthStore from "../mcp/MemoryMcpOAuthStore.js"
 import { schema as mcpOAuthSchema } from "../mcp/mcpOAuthSchema.js"
 import * as SqlMcpOAuthStore from "../mcp/SqlMcpOAuthStore.js"
+import * as McpGrantStore from "../mcpserver/McpGrantStore.js"
 import * as McpSessionStore from "../mcpserver/McpSessionStore.js"
+import * as MemoryMcpGrantStore from "../mcpserver/MemoryMcpGrantStore.js"
+import { schema as mcpGrantSchema } from "../mcpserver/mcpGrantSchema.js"
 import { schema as mcpSessionSchema } from "../mcpserver/mcpSessionSchema.js"
+import * as SqlMcpGrantStore from "../mcpserver/SqlMcpGrantStore.js"
 import * as SqlMcpSessionStore from "../mcpserver/SqlMcpSessionStore.js"
 import * as MemoryStore from "../memory/MemoryStore.js"
 import * as MemoryWorkingStore from "../memory/MemoryWorkingStore.js"
@@ -142,6 +146,13 @@ export const catalog = StoreSet.empty
     sql: SqlMcpSessionStore.layer,
     memory: McpSessionStore.layerMemory,
     schema: mcpSessionSchema,
+  })
+  // `/mcp`'s OAuth clients, codes, grants and tokens (docs/mcp-server.md "OAuth").
+  .add("mcpGrantStore", {
+    tag: McpGrantStore.McpGrantStore,
+    sql: SqlMcpGrantStore.layer,
+    memory: MemoryMcpGrantStore.layer,
+    schema: mcpGrantSchema,
   })
 
 /** Every store the kernel's services keep their data in. */

@@ -6,6 +6,7 @@ import { ChatApi } from "./ChatApi.js"
 import { ConfigApi } from "./ConfigApi.js"
 import { InboxApi, ScheduleDestinationsApi } from "./InboxApi.js"
 import { McpApi } from "./McpApi.js"
+import { McpGrantsApi } from "./McpGrantsApi.js"
 import { McpOAuthApi } from "./McpOAuthApi.js"
 import { MemoryApi } from "./MemoryApi.js"
 import { ModelsApi } from "./ModelsApi.js"
@@ -30,6 +31,7 @@ export class AideApi extends HttpApi.make("aide")
   .add(ScheduleApi)
   .add(McpApi)
   .add(McpOAuthApi)
+  .add(McpGrantsApi)
   .add(MemoryApi)
   .addError(BadRequest.Wire)
   .addError(Unauthorized.Wire)

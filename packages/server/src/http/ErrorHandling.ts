@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerRespo
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Cause, Effect, Option } from "effect"
 import { wireErrorTags } from "../api/ApiErrors.js"
+import { isOAuthPath } from "../mcp/McpOAuthRoutes.js"
 import { checkJsonText, describeJsonBodyProblem, urlHasNul } from "./JsonLimits.js"
 import { isStorageUnavailable, retryAfterSeconds } from "./StorageUnavailable.js"
 import { describeDecodeError } from "./ValidationProblems.js"
@@ -120,10 +121,10 @@ const answerFailure = <E>(
 export const layer = (options: ErrorHandlingOptions) =>
   HttpApiBuilder.middleware((app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      // Webhook bodies are the platforms' (form-encoded, any size up to their own limit): the
-      // route reads them raw; only the failure handling below applies.
+      // Webhook bodies are the platforms' (form-encoded, any size up to their own limit), OAuth's
+      // are form-encoded (RFC 6749): their routes read them raw; only the failure handling applies.
       const path = pathOf(request.url)
-      const raw = isWebhookPath(path)
+      const raw = isWebhookPath(path) || isOAuthPath(path)
       const declaredLength = Number(request.headers["content-length"] ?? 0)
       const limit =
         options.chatMaxBodyBytes !== undefined && path === "/api/chat" ? options.chatMaxBodyBytes : options.maxBodyBytes

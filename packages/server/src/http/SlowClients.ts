@@ -39,9 +39,9 @@ const doubleSlashes = /\/{2,}/g
 /** Routes anyone may call without a token, whose bodies are read before anything is proved. */
 export const isPublicPath = (url: string) => {
   // Checked twice on every request: the common spelling without a copy of the URL.
-  if (url.startsWith("/api/auth/") || url.startsWith("/wh/")) return true
+  if (url.startsWith("/api/auth/") || url.startsWith("/wh/") || url.startsWith("/oauth/")) return true
   const path = url.toLowerCase().replace(doubleSlashes, "/")
-  return path.startsWith("/wh/") || path.startsWith("/api/auth/")
+  return path.startsWith("/wh/") || path.startsWith("/api/auth/") || path.startsWith("/oauth/")
 }
 
 /**

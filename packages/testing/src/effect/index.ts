@@ -11,6 +11,7 @@ export {
   configStoreContract,
   contractIt,
   inboxStoreContract,
+  mcpGrantStoreContract,
   mcpOAuthStoreContract,
   mcpSessionStoreContract,
   memoryStoreContract,
