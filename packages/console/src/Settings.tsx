@@ -2,6 +2,7 @@ import { AideError } from "@aide/client"
 import { type FormEvent, useState } from "react"
 import { minPasswordLength, passwordRule } from "./Auth.js"
 import { client, errorText } from "./api.js"
+import { Connections } from "./Connections.js"
 import { useLoad } from "./useLoad.js"
 
 type PasswordProblem = { readonly field: "current" | "next"; readonly text: string }
@@ -15,7 +16,7 @@ const passwordProblem = (cause: unknown): PasswordProblem => ({
       : errorText(cause),
 })
 
-/** Identity, personality, time zone; sessions (revoke, sign out everywhere); password. */
+/** Identity, personality, time zone; provider connections; sessions (revoke, sign out everywhere); password. */
 export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) {
   const { data, error, act } = useLoad(() => Promise.all([client.config.get(), client.auth.sessions()]))
   const [config, sessions] = data ?? []
@@ -81,6 +82,7 @@ export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) 
           </button>
         </form>
       )}
+      <Connections />
       <section className="card" aria-labelledby="sessions-title">
         <h2 id="sessions-title">Sessions</h2>
         <ul className="sessions">
