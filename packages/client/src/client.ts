@@ -206,7 +206,24 @@ export const createAideClient = (options: AideClientOptions) => {
         { method: "DELETE" },
       ),
   }
-  const models = { list: async () => (await json<T.ResponseOf<"models.list">>("/api/models")).providers }
+  const models = {
+    list: async () => (await json<T.ResponseOf<"models.list">>("/api/models")).providers,
+    /** The owner's provider connections (values masked) and the providers the environment sets. */
+    connections: () => json<T.ResponseOf<"models.connections">>("/api/models/connections"),
+    /** Sets a provider's connection (its `envVars` → values); takes effect at once. */
+    connect: (provider: string, values: Record<string, string>) =>
+      json<T.ResponseOf<"models.connect">>(path("/api/models/connections/:id", provider), {
+        method: "PUT",
+        body: { values },
+      }),
+    disconnect: (provider: string) =>
+      json<T.ResponseOf<"models.disconnect">>(path("/api/models/connections/:id", provider), { method: "DELETE" }),
+    /** Lists the provider's models with the values in use: `{ ok, models, error? }`. */
+    test: (provider: string) =>
+      json<T.ResponseOf<"models.testConnection">>(path("/api/models/connections/:id/test", provider), {
+        method: "POST",
+      }),
+  }
   const mcpServers = {
     list: async () => (await json<T.ResponseOf<"mcp.list">>("/api/mcp-servers")).servers,
     create: (server: T.NewMcpServer) => json<T.McpServer>("/api/mcp-servers", { method: "POST", body: server }),

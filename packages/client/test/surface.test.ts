@@ -99,4 +99,13 @@ describe("client.plugins, client.models, client.mcpServers", () => {
     expect((await client.models.list()).map((provider) => provider.id)).toContain("openai-compatible")
     expect(await client.mcpServers.list()).toEqual([])
   })
+
+  it("models.connections, connect, test, disconnect", async () => {
+    // The test server's environment sets openai-compatible: it wins, and the test lists its models.
+    expect(await client.models.connections()).toEqual({ connections: [], environment: ["openai-compatible"] })
+    expect(await client.models.test("openai-compatible")).toMatchObject({ ok: true, listed: true })
+    const connected = await client.models.connect("openai", { OPENAI_API_KEY: "sk-surface-test-0000000000" })
+    expect(connected.variables).toEqual([{ name: "OPENAI_API_KEY", hint: "••••0000" }])
+    expect(await client.models.disconnect("openai")).toEqual({ success: true })
+  })
 })

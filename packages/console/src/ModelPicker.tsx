@@ -112,7 +112,7 @@ export function ModelPicker() {
                 <summary>Not configured ({unready.length})</summary>
                 {unready.map((p) => (
                   <p key={p.id} className="setup">
-                    <strong>{p.name}</strong>: {setupHint(p)} on the server, then restart it.
+                    <strong>{p.name}</strong>: {setupHint(p)} in Settings → Connections.
                   </p>
                 ))}
               </details>
@@ -129,7 +129,7 @@ export function ModelPicker() {
         <p role="alert" className="notice">
           {providers.some((p) => p.configured)
             ? `${provider?.name ?? current.provider} is not configured (${provider ? setupHint(provider) : "unknown provider"}): choose a configured model.`
-            : `No AI provider is configured: ${provider ? setupHint(provider) : "set a provider's key"} (or another provider's, see docs/configuration.md) on the server, then restart it.`}
+            : `No AI provider is configured: ${provider ? setupHint(provider) : "set a provider's key"} (or another provider's) in Settings → Connections.`}
         </p>
       )}
     </>

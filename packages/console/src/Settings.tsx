@@ -2,6 +2,7 @@ import { AideError } from "@aide/client"
 import { type FormEvent, useState } from "react"
 import { minPasswordLength, passwordRule } from "./Auth.js"
 import { client, errorText } from "./api.js"
+import { Connections } from "./Connections.js"
 import { McpClients } from "./McpClients.js"
 import { McpServerCard } from "./McpServerCard.js"
 import { useLoad } from "./useLoad.js"
@@ -17,7 +18,7 @@ const passwordProblem = (cause: unknown): PasswordProblem => ({
       : errorText(cause),
 })
 
-/** Identity, personality, time zone; sessions (revoke, sign out everywhere); password. */
+/** Identity, personality, time zone; provider connections; sessions (revoke, sign out everywhere); password. */
 export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) {
   const { data, error, act } = useLoad(() => Promise.all([client.config.get(), client.auth.sessions()]))
   const [config, sessions] = data ?? []
@@ -90,6 +91,7 @@ export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) 
           onError={(cause) => setStatus(errorText(cause))}
         />
       )}
+      <Connections />
       <section className="card" aria-labelledby="sessions-title">
         <h2 id="sessions-title">Sessions</h2>
         <ul className="sessions">

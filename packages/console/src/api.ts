@@ -47,7 +47,7 @@ export const errorText = (error: unknown): string => {
     if (known !== undefined) return known
     const unconfigured = /^provider (\S+) is not configured: set (.+?)(, or choose.*)?$/.exec(error.code)
     if (unconfigured !== null)
-      return `The model's provider (${unconfigured[1]}) is not configured: set ${unconfigured[2]} on the server and restart it, or choose a configured model above.`
+      return `The model's provider (${unconfigured[1]}) is not configured: set ${unconfigured[2]} in Settings → Connections, or choose a configured model above.`
     if (error.status >= 500 && /^[A-Z][a-z]+( [A-Z][a-z]+)*$/.test(error.code))
       return "Something went wrong on the server; its log says what."
     return sentence(error.code)

@@ -1019,6 +1019,26 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await page.getByRole("navigation", { name: "Sections" }).waitFor()
   })
 
+  it("Settings → Connections: adds a local server's address, tests it (its models listed), removes it", async () => {
+    await section("Settings").click()
+    const card = page.getByRole("region", { name: "Connections" })
+    await card.getByText("set by the environment (wins)").waitFor()
+    const form = card.getByRole("form", { name: "Add a connection" })
+    await form.getByLabel("Provider").selectOption({ label: "Ollama" })
+    await form.getByLabel("OLLAMA_BASE_URL").fill(model.url)
+    await form.getByRole("button", { name: "Save and test" }).click()
+    await card.getByText("Ollama: Works: 2 models (fake-model, fake-model-mini).").waitFor()
+    await card.getByText("OLLAMA_BASE_URL ••••").waitFor()
+    await shot("settings-connections")
+    expect(await seriousViolations(page)).toEqual([])
+    await card.getByRole("button", { name: "Remove the connection of Ollama" }).click()
+    await expect.poll(() => card.getByText("OLLAMA_BASE_URL ••••").count()).toBe(0)
+    // The list is the server's, read again after the removal: the connection is gone there too.
+    await page.reload()
+    await card.getByText("set by the environment (wins)").waitFor()
+    expect(await card.getByText("OLLAMA_BASE_URL").count()).toBe(0)
+  })
+
   it("broke no Content-Security-Policy rule on the way", () => {
     expect(cspErrors).toEqual([])
   })

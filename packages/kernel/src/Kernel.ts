@@ -15,6 +15,7 @@ import { requireDataDir } from "./kernel/KernelOptionsError.js"
 import type { WithScheduler } from "./kernel/ServiceOptions.js"
 import { services } from "./kernel/services.js"
 import { type StoreDefaults, storesLayer } from "./kernel/stores.js"
+import * as ProviderConnections from "./models/connections/ProviderConnections.js"
 import * as ModelRegistry from "./models/ModelRegistry.js"
 import * as RateLimiter from "./ratelimit/RateLimiter.js"
 import type { StorageError } from "./storage/StorageError.js"
@@ -50,6 +51,15 @@ const signingSecret = (options: Pick<KernelOptions, "signingSecret" | "dataDir" 
   const dataDir = requireDataDir(options.dataDir, "the generated signing secret", "`signingSecret` (≥ 32 bytes)")
   return SigningSecret.loadOrCreate(Path.join(dataDir, "jwt-secret"))
 }
+
+/**
+ * The secret provider connections are sealed under (a key derived from it): the signing secret,
+ * or, for a kernel with neither one nor a data dir (its stores in memory), one of this process.
+ */
+const connectionSecret = (options: Pick<KernelOptions, "signingSecret" | "dataDir" | "authLayer">) =>
+  options.signingSecret === undefined && options.dataDir === undefined
+    ? Effect.sync(() => Redacted.make(new Uint8Array(Crypto.randomBytes(32))))
+    : signingSecret(options)
 
 /**
  * The default composition of the kernel: `services` over the SQL stores (SQLite in `dataDir`),
@@ -144,7 +154,11 @@ const compose = (options: KernelOptions, defaults: StoreDefaults): Layer.Layer<K
     ...options.pluginLoader,
   }
   const mcp = { env: options.env ?? {}, ...options.mcp }
+  const connections = Layer.unwrapEffect(
+    Effect.map(connectionSecret(options), (secret) => ProviderConnections.layer({ secret })),
+  )
   return services({ ...options, memory, plugins, pluginLoader, mcp }).pipe(
+    Layer.provideMerge(connections),
     Layer.provideMerge(titles),
     Layer.provideMerge(mechanisms),
     Layer.provideMerge(stores),

@@ -35,6 +35,7 @@ import * as MemoryStore from "../src/memory/MemoryStore.js"
 import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
 import * as RecallIndex from "../src/memory/recall/RecallIndex.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
+import * as MemoryConnectionStore from "../src/models/connections/MemoryConnectionStore.js"
 import { ModelRegistry } from "../src/models/ModelRegistry.js"
 import * as RateLimiter from "../src/ratelimit/RateLimiter.js"
 import * as RunLedger from "../src/scheduler/RunLedger.js"
@@ -365,6 +366,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
         observationStore: SqlObservationStore.layer.pipe(Layer.provide(ownDatabase)),
         channelConversations: ChannelConversations.layerMemory,
         webhookReplays: WebhookReplays.layerMemory,
+        connectionStore: MemoryConnectionStore.layer,
       },
       (dataDir) =>
         Effect.gen(function* () {

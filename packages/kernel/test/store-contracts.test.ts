@@ -5,6 +5,7 @@ import {
   channelConversationsContract,
   chatRunsContract,
   configStoreContract,
+  connectionStoreContract,
   inboxStoreContract,
   mcpGrantStoreContract,
   mcpOAuthStoreContract,
@@ -34,6 +35,8 @@ import * as MemoryWorkingStore from "../src/memory/MemoryWorkingStore.js"
 import * as MemoryObservationStore from "../src/memory/observational/MemoryObservationStore.js"
 import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
+import * as MemoryConnectionStore from "../src/models/connections/MemoryConnectionStore.js"
+import * as SqlConnectionStore from "../src/models/connections/SqlConnectionStore.js"
 import { catalog, type StoreName } from "../src/stores/Stores.js"
 
 /**
@@ -55,6 +58,7 @@ const contracts: { readonly [K in StoreName]: readonly [suite: { readonly name: 
   webhookReplays: [webhookReplaysContract, "hardening/webhook-replay-stores.test.ts"],
   mcpSessionStore: [mcpSessionStoreContract, "store-contracts.test.ts"],
   mcpGrantStore: [mcpGrantStoreContract, "store-contracts.test.ts"],
+  connectionStore: [connectionStoreContract, "store-contracts.test.ts"],
 }
 
 describe("the store record's contract suites", () => {
@@ -95,6 +99,7 @@ const tagModules: { readonly [K in StoreName]: string } = {
   webhookReplays: "channels/gateway/WebhookReplays.ts",
   mcpSessionStore: "mcpserver/McpSessionStore.ts",
   mcpGrantStore: "mcpserver/McpGrantStore.ts",
+  connectionStore: "models/connections/ConnectionStore.ts",
 }
 
 // The contracts @aide/testing exports for third-party stores, on the kernel's SQL and in-memory ones.
@@ -114,3 +119,5 @@ onSqlDialects(mcpSessionStoreContract, "SqlMcpSessionStore", SqlMcpSessionStore.
 mcpSessionStoreContract("McpSessionStore.layerMemory", McpSessionStore.layerMemory)
 onSqlDialects(mcpGrantStoreContract, "SqlMcpGrantStore", SqlMcpGrantStore.layer)
 mcpGrantStoreContract("MemoryMcpGrantStore", MemoryMcpGrantStore.layer)
+onSqlDialects(connectionStoreContract, "SqlConnectionStore", SqlConnectionStore.layer)
+connectionStoreContract("MemoryConnectionStore", MemoryConnectionStore.layer)

@@ -8,6 +8,7 @@ import type * as StreamHub from "../chat/StreamHub.js"
 import type * as TitleGenerator from "../chat/TitleGenerator.js"
 import type * as AppConfig from "../config/AppConfig.js"
 import type * as Ids from "../ids/Ids.js"
+import type * as ProviderConnections from "../models/connections/ProviderConnections.js"
 import type * as ModelRegistry from "../models/ModelRegistry.js"
 import type * as RateLimiter from "../ratelimit/RateLimiter.js"
 import type { Leases } from "../replicas/Leases.js"
@@ -84,4 +85,4 @@ export interface KernelOptions extends ServicesOptions, StoreOptions {
 }
 
 /** Everything the default kernel provides: the services and every Tag they were given. */
-export type KernelServices = Services | ServiceRequirements
+export type KernelServices = Services | ServiceRequirements | ProviderConnections.ProviderConnections

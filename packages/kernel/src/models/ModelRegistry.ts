@@ -1,7 +1,15 @@
 import type { EmbeddingModel, LanguageModel } from "ai"
-import { Context, Effect, Either, Layer, type Scope } from "effect"
+import { Context, Effect, Either, Layer, Option, type Scope } from "effect"
+import * as ProviderValues from "./internal/ProviderValues.js"
 import { EmbeddingsUnsupported, ModelNotConfigured, UnknownProvider } from "./ModelErrors.js"
-import { catalogue, type Provider, type ProviderContext, type ProviderDefinition, type ReadEnv } from "./Providers.js"
+import {
+  type Connectable,
+  type ConnectionValues,
+  catalogue,
+  type Provider,
+  type ProviderContext,
+  type ProviderDefinition,
+} from "./Providers.js"
 import * as ServedModels from "./ServedModels.js"
 
 /** Which model to use, as `models.operator` of the config has it. */
@@ -59,6 +67,26 @@ export class ModelRegistry extends Context.Tag("@aide/kernel/ModelRegistry")<
       readonly provider: string
       readonly model: string
     }) => Effect.Effect<EmbeddingModel, ModelNotConfigured | UnknownProvider | EmbeddingsUnsupported>
+    /**
+     * Sets (or, with `undefined`, drops) the values of a provider's variables that the owner
+     * gave as a connection (`ProviderConnections`), taking effect at once: the provider's
+     * cached factories, models and model list are dropped. The host's environment still wins:
+     * for a provider any of whose `envVars` the environment sets, the connection is ignored.
+     * Optional: a registry without it (a test's) takes no connections.
+     */
+    readonly connect?: (provider: string, values: ConnectionValues | undefined) => Effect.Effect<void, UnknownProvider>
+    /**
+     * Asks a configured provider for its models afresh: `Right(ids)`, `Left(why not)` in words,
+     * `undefined` for a provider that does not list its models (the SDK providers).
+     */
+    readonly listModels?: (
+      provider: string,
+    ) => Effect.Effect<Either.Either<ReadonlyArray<string>, string> | undefined, ModelNotConfigured | UnknownProvider>
+    /**
+     * What a connection of the provider may set (`envVars`), must set (`requiredEnv`), and
+     * whether the host's environment sets any of them (then it wins); `undefined`: unknown id.
+     */
+    readonly connectable?: (provider: string) => Connectable | undefined
   }
 >() {}
 
@@ -83,21 +111,21 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
   }
   const providerIds = definitions.map((definition) => definition.id)
 
-  const read: ReadEnv = (name) => {
-    const value = options.env[name]
-    return value === undefined || value.trim() === "" ? undefined : value.trim()
-  }
+  const values = ProviderValues.make(options.env)
+  const { readerFor } = values
   // Looked up at each call, so a fetch replaced after start (a test's interceptor) applies.
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
-  const context: ProviderContext = { env: read, fetch }
+  const contextFor = (definition: ProviderDefinition): ProviderContext => ({ env: readerFor(definition), fetch })
   const served = ServedModels.make({ ...ServedModels.defaults, ...options.modelLists }, fetch, scope)
-  const isConfigured = (definition: ProviderDefinition) =>
-    definition.requiredEnv.every((name) => read(name) !== undefined)
+  const isConfigured = (definition: ProviderDefinition) => {
+    const read = readerFor(definition)
+    return definition.requiredEnv.every((name) => read(name) !== undefined)
+  }
 
   const describe = (definition: ProviderDefinition) =>
     Effect.gen(function* () {
       const configured = isConfigured(definition)
-      const request = configured ? definition.modelList?.(read) : undefined
+      const request = configured ? definition.modelList?.(readerFor(definition)) : undefined
       const entry = (configured: boolean, models: ReadonlyArray<string>): Provider => ({
         id: definition.id,
         name: definition.name,
@@ -121,7 +149,7 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
   // Set by the owner, not merely defaulted: a local server's default address nobody chose is not.
   const explicitlyConfigured = (definition: ProviderDefinition) =>
     isConfigured(definition) &&
-    (definition.requiredEnv.length > 0 || definition.envVars.some((name) => read(name) !== undefined))
+    (definition.requiredEnv.length > 0 || definition.envVars.some((name) => readerFor(definition)(name) !== undefined))
 
   const defaultOperator = Effect.fn("ModelRegistry.defaultOperator")(function* (selection: ModelSelection) {
     const wanted = byId.get(selection.provider)
@@ -143,7 +171,7 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
   const factory = (definition: ProviderDefinition) => {
     let create = created.get(definition.id)
     if (create === undefined) {
-      create = definition.load(context).catch((error: unknown) => {
+      create = definition.load(contextFor(definition)).catch((error: unknown) => {
         created.delete(definition.id)
         throw error
       })
@@ -167,14 +195,21 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
     return model
   }
 
+  const listModels = Effect.fn("ModelRegistry.listModels")(function* (id: string) {
+    const provider = yield* configuredProvider(id)
+    const request = provider.modelList?.(readerFor(provider))
+    if (request === undefined) return undefined
+    yield* served.forget(provider.id)
+    return yield* served.list(provider.id, { ...request, probe: false })
+  })
+
+  const unknown = (id: string) =>
+    new UnknownProvider({ provider: id, message: `unknown provider ${id} (known: ${providerIds.join(", ")})` })
+
   const configuredProvider = Effect.fn("ModelRegistry.provider")(function* (id: string) {
     const provider = byId.get(id)
-    if (provider === undefined) {
-      return yield* new UnknownProvider({
-        provider: id,
-        message: `unknown provider ${id} (known: ${providerIds.join(", ")})`,
-      })
-    }
+    if (provider === undefined) return yield* unknown(id)
+    const read = readerFor(provider)
     const missing = provider.requiredEnv.filter((name) => read(name) === undefined)
     if (missing.length > 0) {
       return yield* new ModelNotConfigured({
@@ -213,7 +248,7 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
     }
     let create = embedders.get(provider.id)
     if (create === undefined) {
-      create = load(context).catch((error: unknown) => {
+      create = load(contextFor(provider)).catch((error: unknown) => {
         embedders.delete(provider.id)
         throw error
       })
@@ -223,7 +258,26 @@ export const make = (options: ModelRegistryOptions, scope?: Scope.Scope) => {
     return factory(selection.model)
   })
 
-  return ModelRegistry.of({ providerIds, providers, languageModel, defaultOperator, embeddingModel })
+  const connect = Effect.fn("ModelRegistry.connect")(function* (id: string, connection?: ConnectionValues) {
+    if (!byId.has(id)) return yield* unknown(id)
+    values.connect(id, connection)
+    // Whatever was made with the old values is dropped: the next call loads with the new ones.
+    yield* served.forget(id)
+    created.delete(id)
+    embedders.delete(id)
+    for (const key of [...models.keys()]) if (key.startsWith(`${id}\u0000`)) models.delete(key)
+  })
+
+  return ModelRegistry.of({
+    providerIds,
+    providers,
+    languageModel,
+    defaultOperator,
+    embeddingModel,
+    connect,
+    connectable: (id) => Option.getOrUndefined(Option.map(Option.fromNullable(byId.get(id)), values.connectable)),
+    listModels,
+  })
 }
 
 /**

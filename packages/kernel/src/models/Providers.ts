@@ -60,6 +60,16 @@ export interface ProviderDefinition {
   readonly modelList?: (env: ReadEnv) => ModelListRequest | undefined
 }
 
+/** A provider's variables as a connection gives them: `{ OPENAI_API_KEY: "…" }`. */
+export type ConnectionValues = Readonly<Record<string, string>>
+
+/** What a connection of a provider may set, must set, and whether the host's environment wins (`ModelRegistry.connectable`). */
+export interface Connectable {
+  readonly envVars: ReadonlyArray<string>
+  readonly requiredEnv: ReadonlyArray<string>
+  readonly setByEnvironment: boolean
+}
+
 /** The default catalogue: the SDK providers, the generic OpenAI-compatible one and its presets. */
 export const catalogue: ReadonlyArray<ProviderDefinition> = [...sdkProviders, ...presets]
 

@@ -173,5 +173,14 @@ export const make = (settings: Settings, fetch: typeof globalThis.fetch, scope?:
       )
       .pipe(Effect.flatMap(Fiber.join), Effect.withSpan("ServedModels.list", { attributes: { provider: key } }))
 
-  return { list }
+  /** Drops what is cached for `key` (its provider's values changed): the next `list` asks afresh. */
+  const forget = (key: string) =>
+    lock.withPermits(1)(
+      Effect.sync(() => {
+        entries.delete(key)
+        warned.delete(key)
+      }),
+    )
+
+  return { list, forget }
 }

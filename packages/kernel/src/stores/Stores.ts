@@ -41,6 +41,10 @@ import { schema as recallSchema } from "../memory/recall/internal/recallSchema.j
 import * as RecallIndex from "../memory/recall/RecallIndex.js"
 import * as SqlRecallIndex from "../memory/recall/SqlRecallIndex.js"
 import * as SqlMemoryStore from "../memory/SqlMemoryStore.js"
+import * as ConnectionStore from "../models/connections/ConnectionStore.js"
+import { schema as connectionSchema } from "../models/connections/connectionSchema.js"
+import * as MemoryConnectionStore from "../models/connections/MemoryConnectionStore.js"
+import * as SqlConnectionStore from "../models/connections/SqlConnectionStore.js"
 import * as MemoryRunLedger from "../scheduler/MemoryRunLedger.js"
 import * as RunLedger from "../scheduler/RunLedger.js"
 import { schema as runLedgerSchema } from "../scheduler/runLedgerSchema.js"
@@ -153,6 +157,13 @@ export const catalog = StoreSet.empty
     sql: SqlMcpGrantStore.layer,
     memory: MemoryMcpGrantStore.layer,
     schema: mcpGrantSchema,
+  })
+  // The owner's provider connections, sealed (`ProviderConnections`).
+  .add("connectionStore", {
+    tag: ConnectionStore.ConnectionStore,
+    sql: SqlConnectionStore.layer,
+    memory: MemoryConnectionStore.layer,
+    schema: connectionSchema,
   })
 
 /** Every store the kernel's services keep their data in. */

@@ -9,6 +9,7 @@ export {
   channelConversationsContract,
   chatRunsContract,
   configStoreContract,
+  connectionStoreContract,
   contractIt,
   inboxStoreContract,
   mcpGrantStoreContract,
