@@ -96,6 +96,9 @@ const upgrade = (storage: () => Layer.Layer<SqlClient.SqlClient, unknown>) =>
       mcp_auth_codes: [],
       mcp_auth_grants: [],
       mcp_auth_tokens: [],
+      channel_pairings: [],
+      channel_senders: [],
+      provider_connections: [],
     })
     expect(Object.keys(before)).toContain("working_memory")
     // Every migration recorded as applied, none run twice (a second CREATE TABLE would have failed).

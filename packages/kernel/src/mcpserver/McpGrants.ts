@@ -9,8 +9,8 @@ import { type McpClientRow, McpGrantStore, type McpGrantView } from "./McpGrantS
 import * as Tokens from "./McpGrantTokens.js"
 import * as Requests from "./McpOAuthRequests.js"
 
-export type { TokenResponse } from "./McpGrantTokens.js"
-export { AuthorizeNotRedirectable, AuthorizeRedirect, OAuthError } from "./McpOAuthRequests.js"
+/** What the token endpoint answers. */
+export type TokenResponse = Tokens.TokenResponse
 
 /** A checked authorization request: what the consent screen shows and the approval issues a code for. */
 export interface AuthorizeRequest {

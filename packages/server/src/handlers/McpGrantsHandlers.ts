@@ -1,4 +1,4 @@
-import { McpGrants } from "@aide/kernel"
+import { McpGrants, type McpOAuthRequests } from "@aide/kernel"
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AideApi } from "../api/AideApi.js"
@@ -12,7 +12,7 @@ const paramsOf = (request: string) => {
 }
 
 /** Authorization requests the consent screen cannot go on with: said in the client's error words. */
-const refused = (error: McpGrants.AuthorizeNotRedirectable | McpGrants.AuthorizeRedirect) =>
+const refused = (error: McpOAuthRequests.AuthorizeNotRedirectable | McpOAuthRequests.AuthorizeRedirect) =>
   new BadRequest({ error: `${error.error}: ${error.description}` })
 
 export const layer = HttpApiBuilder.group(AideApi, "mcpGrants", (handlers) =>

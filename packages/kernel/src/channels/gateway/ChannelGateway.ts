@@ -24,11 +24,12 @@ import * as Access from "./internal/Access.js"
 import * as ConversationQueues from "./internal/ConversationQueues.js"
 import * as ConversationRuns from "./internal/ConversationRuns.js"
 import { PairingNotifier } from "./PairingNotifier.js"
-import type { ConnectionStatus, RealtimeOptions } from "./Realtime.js"
-import { keepUp } from "./Realtime.js"
+import { keepUp, type RealtimeOptions, type ConnectionStatus as RealtimeStatus } from "./Realtime.js"
 import { WebhookReplays } from "./WebhookReplays.js"
 import * as Webhooks from "./Webhooks.js"
 
+/** Where an endpoint's realtime connection stands (`gateway.endpoints`, `GET /api/plugins`). */
+export type ConnectionStatus = RealtimeStatus
 /** An endpoint as listed (e.g. for GET /api/plugins: `webhookPath`, `realtime`). */
 export interface EndpointInfo {
   readonly key: string
@@ -294,6 +295,3 @@ export const layer = (
 /** A Layer registering `endpoint` while it is alive (tests, embedders with in-process channels). */
 export const endpoint = (endpoint: ChannelEndpoint): Layer.Layer<never, never, ChannelGateway> =>
   Layer.scopedDiscard(Effect.flatMap(ChannelGateway, (gateway) => gateway.register(endpoint)))
-
-export { PairingNotifier } from "./PairingNotifier.js"
-export type { ConnectionStatus } from "./Realtime.js"

@@ -12,6 +12,7 @@ import { defaultLogRate, type LogRate, limitLogs } from "./LogLimiter.js"
 import * as NetPolicy from "./NetPolicy.js"
 import { PluginCallError, PluginStartError } from "./SandboxErrors.js"
 import * as SocketBroker from "./SocketBroker.js"
+import { defaultSocketLimits, type SocketLimits } from "./SocketLimits.js"
 import { type Supervised, supervise } from "./Supervised.js"
 import { type Backoff, defaultBackoff } from "./Supervisor.js"
 import { defaultWatchdog, type WatchdogOptions, watch, supported as watchdogSupported } from "./Watchdog.js"
@@ -59,7 +60,7 @@ export interface PluginProcessOptions {
     /** Brokered fetches in flight and per second (FetchLimiter.ts). */
     readonly fetch?: Partial<FetchLimits>
     /** A channel's brokered WebSockets and TCP/TLS sockets (SocketBroker.ts). */
-    readonly sockets?: Partial<SocketBroker.SocketLimits>
+    readonly sockets?: Partial<SocketLimits>
   }
   /** Restart delays; default 1 s doubling to 60 s (tests shorten them). */
   readonly backoff?: Partial<Backoff>
@@ -136,7 +137,7 @@ export const start = (options: PluginProcessOptions): Effect.Effect<PluginProces
             },
             ca: options.tlsCa,
           },
-          { ...SocketBroker.defaultSocketLimits, ...options.limits?.sockets },
+          { ...defaultSocketLimits, ...options.limits?.sockets },
           // A socket's events are work the host hands the plugin, like a call.
           () => {
             busySinceTick = true

@@ -33,7 +33,6 @@ export interface Peer {
   readonly emit: (params: Readonly<Record<string, unknown>>) => Promise<unknown>
 }
 
-export { defaultSocketLimits, type SocketLimits } from "./SocketLimits.js"
 
 interface Entry {
   readonly peer: Peer
