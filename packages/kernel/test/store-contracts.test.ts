@@ -10,6 +10,7 @@ import {
   memoryStoreContract,
   observationStoreContract,
   onSqlDialects,
+  pushStoreContract,
   recallIndexContract,
   runLedgerContract,
   threadsContract,
@@ -28,6 +29,8 @@ import * as MemoryWorkingStore from "../src/memory/MemoryWorkingStore.js"
 import * as MemoryObservationStore from "../src/memory/observational/MemoryObservationStore.js"
 import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
+import * as MemoryPushStore from "../src/push/MemoryPushStore.js"
+import * as SqlPushStore from "../src/push/SqlPushStore.js"
 import { catalog, type StoreName } from "../src/stores/Stores.js"
 
 /**
@@ -47,6 +50,7 @@ const contracts: { readonly [K in StoreName]: readonly [suite: { readonly name: 
   recallIndex: [recallIndexContract, "threads.test.ts"],
   channelConversations: [channelConversationsContract, "channel-conversations.test.ts"],
   webhookReplays: [webhookReplaysContract, "hardening/webhook-replay-stores.test.ts"],
+  pushStore: [pushStoreContract, "store-contracts.test.ts"],
 }
 
 describe("the store record's contract suites", () => {
@@ -85,6 +89,7 @@ const tagModules: { readonly [K in StoreName]: string } = {
   recallIndex: "memory/recall/RecallIndex.ts",
   channelConversations: "channels/gateway/ChannelConversations.ts",
   webhookReplays: "channels/gateway/WebhookReplays.ts",
+  pushStore: "push/PushStore.ts",
 }
 
 // The contracts @aide/testing exports for third-party stores, on the kernel's SQL and in-memory ones.
@@ -100,3 +105,5 @@ onSqlDialects(configStoreContract, "SqlConfigStore", SqlConfigStore.layer)
 configStoreContract("ConfigStore.layerMemory", ConfigStore.layerMemory)
 onSqlDialects(observationStoreContract, "SqlObservationStore", SqlObservationStore.layer)
 observationStoreContract("MemoryObservationStore", MemoryObservationStore.layer)
+onSqlDialects(pushStoreContract, "SqlPushStore", SqlPushStore.layer)
+pushStoreContract("MemoryPushStore", MemoryPushStore.layer)

@@ -16,6 +16,7 @@ import * as McpOAuthHandlers from "./handlers/McpOAuthHandlers.js"
 import * as MemoryHandlers from "./handlers/MemoryHandlers.js"
 import * as ModelsHandlers from "./handlers/ModelsHandlers.js"
 import * as PluginsHandlers from "./handlers/PluginsHandlers.js"
+import * as PushHandlers from "./handlers/PushHandlers.js"
 import * as ScheduleHandlers from "./handlers/ScheduleHandlers.js"
 import * as StatusHandlers from "./handlers/StatusHandlers.js"
 import * as ThreadsHandlers from "./handlers/ThreadsHandlers.js"
@@ -136,6 +137,7 @@ export const apiLayer = (options: ServerOptions, mode: { readonly serverless?: b
       McpHandlers.layer,
       McpOAuthHandlers.layer,
       MemoryHandlers.layer,
+      PushHandlers.layer,
     ]),
     Layer.provide([Authentication.layer, RateLimit.layer({ trustProxy: options.trustProxy })]),
   )

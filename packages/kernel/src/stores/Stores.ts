@@ -34,6 +34,10 @@ import { schema as recallSchema } from "../memory/recall/internal/recallSchema.j
 import * as RecallIndex from "../memory/recall/RecallIndex.js"
 import * as SqlRecallIndex from "../memory/recall/SqlRecallIndex.js"
 import * as SqlMemoryStore from "../memory/SqlMemoryStore.js"
+import * as MemoryPushStore from "../push/MemoryPushStore.js"
+import * as PushStore from "../push/PushStore.js"
+import { schema as pushSchema } from "../push/pushSchema.js"
+import * as SqlPushStore from "../push/SqlPushStore.js"
 import * as MemoryRunLedger from "../scheduler/MemoryRunLedger.js"
 import * as RunLedger from "../scheduler/RunLedger.js"
 import { schema as runLedgerSchema } from "../scheduler/runLedgerSchema.js"
@@ -132,6 +136,13 @@ export const catalog = StoreSet.empty
     sql: SqlWebhookReplays.layer,
     memory: WebhookReplays.layerMemory,
     schema: webhookReplaysSchema,
+  })
+  // Web Push: the browsers' subscriptions and the VAPID key pair.
+  .add("pushStore", {
+    tag: PushStore.PushStore,
+    sql: SqlPushStore.layer,
+    memory: MemoryPushStore.layer,
+    schema: pushSchema,
   })
 
 /** Every store the kernel's services keep their data in. */

@@ -15,6 +15,7 @@ export {
   memoryStoreContract,
   observationStoreContract,
   onSqlDialects,
+  pushStoreContract,
   recallIndexContract,
   runLedgerContract,
   threadsContract,
