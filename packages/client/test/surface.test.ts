@@ -1,3 +1,4 @@
+import { createECDH, randomBytes } from "node:crypto"
 import { createAideClient } from "@aide/client"
 import { Inbox } from "@aide/kernel"
 import { Effect } from "effect"
@@ -98,5 +99,18 @@ describe("client.plugins, client.models, client.mcpServers", () => {
     expect(Array.isArray(await client.plugins.list())).toBe(true)
     expect((await client.models.list()).map((provider) => provider.id)).toContain("openai-compatible")
     expect(await client.mcpServers.list()).toEqual([])
+  })
+})
+
+describe("client.push", () => {
+  it("vapidPublicKey, subscribe, unsubscribe", async () => {
+    const key = await client.push.vapidPublicKey()
+    expect(Buffer.from(key, "base64url").byteLength).toBe(65)
+    const ecdh = createECDH("prime256v1")
+    const endpoint = "https://push.example/send/abc"
+    const keys = { p256dh: ecdh.generateKeys().toString("base64url"), auth: randomBytes(16).toString("base64url") }
+    expect(await client.push.subscribe({ endpoint, keys })).toEqual({ subscribed: true })
+    expect(await client.push.unsubscribe(endpoint)).toEqual({ unsubscribed: true })
+    await expect(client.push.unsubscribe(endpoint)).rejects.toMatchObject({ status: 404 })
   })
 })
