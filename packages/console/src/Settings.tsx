@@ -2,6 +2,7 @@ import { AideError } from "@aide/client"
 import { type FormEvent, useState } from "react"
 import { minPasswordLength, passwordRule } from "./Auth.js"
 import { client, errorText } from "./api.js"
+import { BrowserNotifications } from "./BrowserNotifications.js"
 import { useLoad } from "./useLoad.js"
 
 type PasswordProblem = { readonly field: "current" | "next"; readonly text: string }
@@ -81,6 +82,7 @@ export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) 
           </button>
         </form>
       )}
+      <BrowserNotifications />
       <section className="card" aria-labelledby="sessions-title">
         <h2 id="sessions-title">Sessions</h2>
         <ul className="sessions">
