@@ -1,5 +1,5 @@
+import * as Crypto from "node:crypto"
 import { Clock, Context, Duration, Effect, FiberSet, Layer, Schedule, type Scope } from "effect"
-import webpush from "web-push"
 import { ChannelDeliveryError } from "../channels/Channel.js"
 import { ChannelRegistry } from "../channels/ChannelRegistry.js"
 import type { StorageError } from "../storage/StorageError.js"
@@ -84,6 +84,20 @@ export const shorten = (text: string): string => {
   return flat.length <= maxBody ? flat : `${flat.slice(0, maxBody - 1)}…`
 }
 
+/** A fresh VAPID key pair: the raw P-256 public point (65 bytes) and private scalar (32), base64url. */
+export const generateVapidKeys = () => {
+  const ecdh = Crypto.createECDH("prime256v1")
+  ecdh.generateKeys()
+  const scalar = ecdh.getPrivateKey()
+  return {
+    publicKey: ecdh.getPublicKey().toString("base64url"),
+    privateKey: Buffer.concat([Buffer.alloc(32 - scalar.byteLength), scalar]).toString("base64url"),
+  }
+}
+
+// `web-push` (VAPID JWT, RFC 8291 encryption) is loaded at the first push, not at start (~30 ms).
+const library = Effect.promise(() => import("web-push").then((module) => module.default))
+
 export const make = (
   options: WebPushOptions = {},
 ): Effect.Effect<WebPush["Type"], StorageError, PushStore | ChannelRegistry | Scope.Scope> =>
@@ -97,42 +111,45 @@ export const make = (
     const timeout = options.timeout ?? defaults.timeout
     const ttl = options.ttlSeconds ?? defaults.ttlSeconds
     // Generated at first start and stored; the private key never leaves the server.
-    const keys = yield* store.vapidKeys(webpush.generateVAPIDKeys())
+    const keys = yield* store.vapidKeys(generateVapidKeys())
     const fibers = yield* FiberSet.make()
+    const webpush = yield* Effect.cached(library)
 
     const attempt = (subscription: PushSubscription, body: string) =>
-      Effect.tryPromise({
-        try: async (signal) => {
-          const details = webpush.generateRequestDetails(
-            { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
-            body,
-            {
-              vapidDetails: { subject, publicKey: keys.publicKey, privateKey: keys.privateKey },
-              TTL: ttl,
-              contentEncoding: "aes128gcm",
-            },
-          )
-          const headers: Record<string, string> = {}
-          for (const [name, value] of Object.entries(details.headers)) {
-            if (name.toLowerCase() !== "content-length") headers[name] = String(value)
-          }
-          const response = await fetch(details.endpoint, {
-            method: "POST",
-            headers,
-            body: new Uint8Array(details.body as Buffer),
-            signal,
-            redirect: "manual",
-          })
-          await response.body?.cancel()
-          return response.status
-        },
-        catch: (cause) =>
-          new PushSendError({
-            status: 0,
-            retryable: true,
-            message: cause instanceof Error ? cause.message : String(cause),
-          }),
-      }).pipe(
+      Effect.flatMap(webpush, (webpush) =>
+        Effect.tryPromise({
+          try: async (signal) => {
+            const details = webpush.generateRequestDetails(
+              { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
+              body,
+              {
+                vapidDetails: { subject, publicKey: keys.publicKey, privateKey: keys.privateKey },
+                TTL: ttl,
+                contentEncoding: "aes128gcm",
+              },
+            )
+            const headers: Record<string, string> = {}
+            for (const [name, value] of Object.entries(details.headers)) {
+              if (name.toLowerCase() !== "content-length") headers[name] = String(value)
+            }
+            const response = await fetch(details.endpoint, {
+              method: "POST",
+              headers,
+              body: new Uint8Array(details.body as Buffer),
+              signal,
+              redirect: "manual",
+            })
+            await response.body?.cancel()
+            return response.status
+          },
+          catch: (cause) =>
+            new PushSendError({
+              status: 0,
+              retryable: true,
+              message: cause instanceof Error ? cause.message : String(cause),
+            }),
+        }),
+      ).pipe(
         Effect.timeoutFail({
           duration: timeout,
           onTimeout: () => new PushSendError({ status: 0, retryable: true, message: "no answer in time" }),
