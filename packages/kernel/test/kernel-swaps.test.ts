@@ -36,6 +36,7 @@ import * as SqlObservationStore from "../src/memory/observational/SqlObservation
 import * as RecallIndex from "../src/memory/recall/RecallIndex.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 import { ModelRegistry } from "../src/models/ModelRegistry.js"
+import * as SqlPushStore from "../src/push/SqlPushStore.js"
 import * as RateLimiter from "../src/ratelimit/RateLimiter.js"
 import * as RunLedger from "../src/scheduler/RunLedger.js"
 import * as Scheduler from "../src/scheduler/Scheduler.js"
@@ -365,6 +366,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
         observationStore: SqlObservationStore.layer.pipe(Layer.provide(ownDatabase)),
         channelConversations: ChannelConversations.layerMemory,
         webhookReplays: WebhookReplays.layerMemory,
+        pushStore: SqlPushStore.layer.pipe(Layer.provide(ownDatabase)),
       },
       (dataDir) =>
         Effect.gen(function* () {

@@ -7,8 +7,6 @@ import { PushSendError, PushSubscriptionInvalid, PushSubscriptionsFull } from ".
 import { PushStore, type PushSubscription } from "./PushStore.js"
 import { type PushSubscriptionInput, validate } from "./PushSubscriptionInput.js"
 
-export { PushSendError, PushSubscriptionInvalid, PushSubscriptionsFull }
-
 /** What a notification says: what the inbox shows, never tool inputs or secrets. */
 export interface PushPayload {
   readonly title: string
