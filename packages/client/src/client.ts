@@ -189,6 +189,17 @@ export const createAideClient = (options: AideClientOptions) => {
     record: (query: T.QueryOf<"memory.getRecord"> = {}) => json<T.MemoryRecordView>("/api/memory/record", { query }),
   }
 
+  const push = {
+    /** The VAPID public key to subscribe with (`applicationServerKey`). */
+    vapidPublicKey: async () =>
+      (await json<T.ResponseOf<"push.vapidPublicKey">>("/api/push/vapid-public-key")).publicKey,
+    /** Subscribes this browser: the `PushSubscription` (or its `toJSON()`). */
+    subscribe: (subscription: T.BodyOf<"push.subscribe">) =>
+      json<T.ResponseOf<"push.subscribe">>("/api/push/subscriptions", { method: "POST", body: subscription }),
+    unsubscribe: (endpoint: string) =>
+      json<T.ResponseOf<"push.unsubscribe">>("/api/push/subscriptions", { method: "DELETE", body: { endpoint } }),
+  }
+
   const pairing = (id: string, code: string, decision: "approve" | "reject") =>
     json<T.Pairing>(`${path("/api/plugins/:id", id)}/pairings/${encodeURIComponent(code)}/${decision}`, {
       method: "POST",
@@ -253,6 +264,7 @@ export const createAideClient = (options: AideClientOptions) => {
     schedule,
     inbox,
     memory,
+    push,
     plugins,
     models,
     mcpServers,

@@ -1,3 +1,4 @@
+import { createECDH, randomBytes } from "node:crypto"
 import { createAideClient } from "@aide/client"
 import { Inbox } from "@aide/kernel"
 import { Effect } from "effect"
@@ -107,5 +108,18 @@ describe("client.plugins, client.models, client.mcpServers", () => {
     const connected = await client.models.connect("openai", { OPENAI_API_KEY: "sk-surface-test-0000000000" })
     expect(connected.variables).toEqual([{ name: "OPENAI_API_KEY", hint: "••••0000" }])
     expect(await client.models.disconnect("openai")).toEqual({ success: true })
+  })
+})
+
+describe("client.push", () => {
+  it("vapidPublicKey, subscribe, unsubscribe", async () => {
+    const key = await client.push.vapidPublicKey()
+    expect(Buffer.from(key, "base64url").byteLength).toBe(65)
+    const ecdh = createECDH("prime256v1")
+    const endpoint = "https://push.example/send/abc"
+    const keys = { p256dh: ecdh.generateKeys().toString("base64url"), auth: randomBytes(16).toString("base64url") }
+    expect(await client.push.subscribe({ endpoint, keys })).toEqual({ subscribed: true })
+    expect(await client.push.unsubscribe(endpoint)).toEqual({ unsubscribed: true })
+    await expect(client.push.unsubscribe(endpoint)).rejects.toMatchObject({ status: 404 })
   })
 })

@@ -60,3 +60,41 @@ self.addEventListener("fetch", (event) => {
     )
   }
 })
+
+// Web Push: the server sends { title, body, url } encrypted to this browser's subscription
+// (RFC 8291); the push service relays ciphertext only. A click opens or focuses the console at
+// `url` (the inbox or the thread), never a page outside /app/.
+self.addEventListener("push", (event) => {
+  let message = { title: "Aide", body: "", url: "/app/inbox" }
+  try {
+    message = { ...message, ...event.data?.json() }
+  } catch {
+    // not JSON: the generic notification
+  }
+  const url = typeof message.url === "string" && message.url.startsWith("/app/") ? message.url : "/app/inbox"
+  event.waitUntil(
+    self.registration.showNotification(String(message.title), {
+      body: String(message.body),
+      icon: "/app/icon-192.png",
+      data: { url },
+      tag: url,
+    }),
+  )
+})
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close()
+  const url = event.notification.data?.url ?? "/app/inbox"
+  event.waitUntil(
+    (async () => {
+      const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true })
+      const open = windows.find((client) => new URL(client.url).pathname.startsWith("/app"))
+      if (open) {
+        await open.focus()
+        // The console routes on history changes; navigate keeps a single window.
+        return open.navigate(url)
+      }
+      return self.clients.openWindow(url)
+    })(),
+  )
+})

@@ -2,6 +2,7 @@ import { AideError } from "@aide/client"
 import { type FormEvent, useState } from "react"
 import { minPasswordLength, passwordRule } from "./Auth.js"
 import { client, errorText } from "./api.js"
+import { BrowserNotifications } from "./BrowserNotifications.js"
 import { Connections } from "./Connections.js"
 import { McpClients } from "./McpClients.js"
 import { McpServerCard } from "./McpServerCard.js"
@@ -92,6 +93,7 @@ export function Settings({ onSignedOut }: { readonly onSignedOut: () => void }) 
         />
       )}
       <Connections />
+      <BrowserNotifications />
       <section className="card" aria-labelledby="sessions-title">
         <h2 id="sessions-title">Sessions</h2>
         <ul className="sessions">

@@ -265,7 +265,7 @@ describe("ChannelGateway", () => {
         const destinations = yield* Effect.flatMap(Inbox, (inbox) => inbox.destinations).pipe(
           Effect.provide(kernel(db, server, dataDir, recordingEndpoint(recorded, { notify: null }))),
         )
-        expect(destinations).toEqual(["Web Inbox"])
+        expect(destinations).toEqual(["Web Inbox", "browser"])
       }).pipe(Effect.scoped),
     60_000,
   )

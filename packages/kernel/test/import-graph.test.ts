@@ -28,6 +28,7 @@ const layers = [
   "chat",
   "channels",
   "inbox",
+  "push",
   "scheduler",
   "mcp",
   "plugins",

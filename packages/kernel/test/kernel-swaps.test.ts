@@ -37,6 +37,7 @@ import * as RecallIndex from "../src/memory/recall/RecallIndex.js"
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 import * as MemoryConnectionStore from "../src/models/connections/MemoryConnectionStore.js"
 import { ModelRegistry } from "../src/models/ModelRegistry.js"
+import * as SqlPushStore from "../src/push/SqlPushStore.js"
 import * as RateLimiter from "../src/ratelimit/RateLimiter.js"
 import * as RunLedger from "../src/scheduler/RunLedger.js"
 import * as Scheduler from "../src/scheduler/Scheduler.js"
@@ -367,6 +368,7 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
         channelConversations: ChannelConversations.layerMemory,
         webhookReplays: WebhookReplays.layerMemory,
         connectionStore: MemoryConnectionStore.layer,
+        pushStore: SqlPushStore.layer.pipe(Layer.provide(ownDatabase)),
       },
       (dataDir) =>
         Effect.gen(function* () {

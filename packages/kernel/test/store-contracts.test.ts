@@ -13,6 +13,7 @@ import {
   memoryStoreContract,
   observationStoreContract,
   onSqlDialects,
+  pushStoreContract,
   recallIndexContract,
   runLedgerContract,
   threadsContract,
@@ -37,6 +38,8 @@ import * as SqlObservationStore from "../src/memory/observational/SqlObservation
 import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
 import * as MemoryConnectionStore from "../src/models/connections/MemoryConnectionStore.js"
 import * as SqlConnectionStore from "../src/models/connections/SqlConnectionStore.js"
+import * as MemoryPushStore from "../src/push/MemoryPushStore.js"
+import * as SqlPushStore from "../src/push/SqlPushStore.js"
 import { catalog, type StoreName } from "../src/stores/Stores.js"
 
 /**
@@ -59,6 +62,7 @@ const contracts: { readonly [K in StoreName]: readonly [suite: { readonly name: 
   mcpSessionStore: [mcpSessionStoreContract, "store-contracts.test.ts"],
   mcpGrantStore: [mcpGrantStoreContract, "store-contracts.test.ts"],
   connectionStore: [connectionStoreContract, "store-contracts.test.ts"],
+  pushStore: [pushStoreContract, "store-contracts.test.ts"],
 }
 
 describe("the store record's contract suites", () => {
@@ -100,6 +104,7 @@ const tagModules: { readonly [K in StoreName]: string } = {
   mcpSessionStore: "mcpserver/McpSessionStore.ts",
   mcpGrantStore: "mcpserver/McpGrantStore.ts",
   connectionStore: "models/connections/ConnectionStore.ts",
+  pushStore: "push/PushStore.ts",
 }
 
 // The contracts @aide/testing exports for third-party stores, on the kernel's SQL and in-memory ones.
@@ -121,3 +126,5 @@ onSqlDialects(mcpGrantStoreContract, "SqlMcpGrantStore", SqlMcpGrantStore.layer)
 mcpGrantStoreContract("MemoryMcpGrantStore", MemoryMcpGrantStore.layer)
 onSqlDialects(connectionStoreContract, "SqlConnectionStore", SqlConnectionStore.layer)
 connectionStoreContract("MemoryConnectionStore", MemoryConnectionStore.layer)
+onSqlDialects(pushStoreContract, "SqlPushStore", SqlPushStore.layer)
+pushStoreContract("MemoryPushStore", MemoryPushStore.layer)

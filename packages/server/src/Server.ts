@@ -17,6 +17,7 @@ import * as McpOAuthHandlers from "./handlers/McpOAuthHandlers.js"
 import * as MemoryHandlers from "./handlers/MemoryHandlers.js"
 import * as ModelsHandlers from "./handlers/ModelsHandlers.js"
 import * as PluginsHandlers from "./handlers/PluginsHandlers.js"
+import * as PushHandlers from "./handlers/PushHandlers.js"
 import * as ScheduleHandlers from "./handlers/ScheduleHandlers.js"
 import * as StatusHandlers from "./handlers/StatusHandlers.js"
 import * as ThreadsHandlers from "./handlers/ThreadsHandlers.js"
@@ -165,6 +166,7 @@ export const apiLayer = (options: ServerOptions, mode: { readonly serverless?: b
       McpOAuthHandlers.layer,
       McpGrantsHandlers.layer,
       MemoryHandlers.layer,
+      PushHandlers.layer,
     ]),
     Layer.provide([Authentication.layer, RateLimit.layer({ trustProxy: options.trustProxy }), mcpGrantsLayer(options)]),
   )

@@ -289,7 +289,7 @@ describe.each(storageKinds)("inbox API (%s)", (storage) => {
     it("answers Web Inbox and the keys of registered channels that support notifications", async () => {
       const response = await api("/api/schedule/destinations")
       expect(response.status).toBe(200)
-      expect(response.body).toEqual({ destinations: ["Web Inbox", "telegram", "pager"] })
+      expect(response.body).toEqual({ destinations: ["Web Inbox", "telegram", "pager", "browser"] })
     })
   })
 
@@ -312,13 +312,13 @@ describe.each(storageKinds)("inbox API (%s)", (storage) => {
 })
 
 describe("GET /api/schedule/destinations without channels", () => {
-  it("answers only Web Inbox", async () => {
+  it("answers Web Inbox and browser (Web Push, always registered)", async () => {
     const server = await startServer()
     try {
       const { token } = await setup(server)
       const response = await request(`${server.url}/api/schedule/destinations`, { token })
       expect(response.status).toBe(200)
-      expect(response.body).toEqual({ destinations: ["Web Inbox"] })
+      expect(response.body).toEqual({ destinations: ["Web Inbox", "browser"] })
     } finally {
       await server.close()
     }

@@ -96,7 +96,7 @@ describe.each(storageKindsWherePostgresDiffers)("schedule API (%s)", (storage) =
       [{ name: "a", prompt: "b", cron: "* * * * *", maxRuns: 1.5 }, /^maxRuns: must be a positive integer/],
       [
         { name: "a", prompt: "b", cron: "* * * * *", destination: "fax" },
-        /^unknown destination "fax" \(available: Web Inbox\)/,
+        /^unknown destination "fax" \(available: Web Inbox, browser\)/,
       ],
       [{ prompt: "b", cron: "* * * * *" }, /^name: is required/],
       [{ name: "a", prompt: "", cron: "* * * * *" }, /^prompt: must be a non-empty string/],
@@ -218,7 +218,7 @@ describe.each(storageKindsWherePostgresDiffers)("schedule API (%s)", (storage) =
           isRunning: false,
         },
       })
-      expect((await api("/api/schedule/destinations")).body).toEqual({ destinations: ["Web Inbox"] })
+      expect((await api("/api/schedule/destinations")).body).toEqual({ destinations: ["Web Inbox", "browser"] })
     })
 
     it("PATCH sets and clears fields, generating checklist ids; read-only fields are ignored", async () => {

@@ -20,6 +20,7 @@ import type * as Recall from "../memory/recall/Recall.js"
 import type * as ModelRegistry from "../models/ModelRegistry.js"
 import type * as PluginLoader from "../plugins/loader/PluginLoader.js"
 import type * as PluginCatalog from "../plugins/PluginCatalog.js"
+import type * as WebPush from "../push/WebPush.js"
 import type * as RateLimiter from "../ratelimit/RateLimiter.js"
 import type * as Scheduler from "../scheduler/Scheduler.js"
 import type { StorageError } from "../storage/StorageError.js"
@@ -57,6 +58,7 @@ export type Services =
   | PluginCatalog.PluginCatalog
   | PluginLoader.PluginLoader
   | Scheduler.Scheduler
+  | WebPush.WebPush
 
 /*
  * A replacement service may use the stores and mechanisms, the config document, and the services
@@ -135,8 +137,10 @@ export interface ServicesOptions {
   readonly tools?: Layer.Layer<never, never, ToolRegistry.ToolRegistry>
   /** Retry policy of channel deliveries (default `DeliveringInbox.defaults`: 4 attempts, 1 s × 5 backoff). */
   readonly inbox?: DeliveringInbox.DeliveryOptions
-  /** Your `Inbox`, replacing the delivering one. */
+  /** Your `Inbox`, replacing the delivering one (new web-inbox messages are still pushed to browsers). */
   readonly inboxLayer?: InboxLayer
+  /** Web Push settings (VAPID contact, subscription cap, retries; `allowHttpLoopback` for tests). */
+  readonly push?: WebPush.WebPushOptions
   /** MCP connection timeouts and the environment stdio servers may name (default `{}`). */
   readonly mcp?: McpRegistry.McpRegistryOptions
   /** Your `McpRegistry` (e.g. a fixed, vetted toolset); default `McpRegistry.layer(mcp)`. */

@@ -15,6 +15,8 @@ import * as Memory from "../memory/Memory.js"
 import * as Recall from "../memory/recall/Recall.js"
 import * as PluginLoader from "../plugins/loader/PluginLoader.js"
 import * as PluginCatalog from "../plugins/PluginCatalog.js"
+import * as PushHooks from "../push/PushHooks.js"
+import * as WebPush from "../push/WebPush.js"
 import * as Scheduler from "../scheduler/Scheduler.js"
 import type { StorageError } from "../storage/StorageError.js"
 import * as ActiveStreams from "../threads/ActiveStreams.js"
@@ -40,19 +42,24 @@ export function services(options: ServicesOptions = {}): Layer.Layer<Services, S
   const authConfig = AuthConfig.layer(options.auth)
   const auth = (options.authLayer ?? Auth.layer).pipe(Layer.provide(authConfig))
   // The agent step (history, prompt, tools → UI message stream) is chat's alone: yours or `streamText`.
+  // Channels register before the inbox starts, so its first sweep already finds them; Web Push
+  // registers "Browser notifications" among them.
+  const channels = Layer.provideMerge(options.channels ?? Layer.empty, ChannelRegistry.layer)
+  const push = WebPush.layer(options.push).pipe(Layer.provideMerge(channels))
+  // Chat's approvals store pushes "approval waiting" to the owner's browsers.
   const chat = Chat.layer(options.chat).pipe(
     Layer.provideMerge(Tools.layer),
     Layer.provide(options.agentStep ?? AiSdkAgentStep.layer),
+    Layer.provide(PushHooks.chatRuns.pipe(Layer.provide(push))),
   )
   // GET /api/threads reports the hub's running streams.
   const activeStreams = Layer.effect(
     ActiveStreams.ActiveStreams,
     Effect.map(StreamHub.StreamHub, (hub) => ({ threadIds: hub.activeThreadIds })),
   )
-  // Channels register before the inbox starts, so its first sweep already finds them.
-  const channels = Layer.provideMerge(options.channels ?? Layer.empty, ChannelRegistry.layer)
+  // New web-inbox messages are pushed to the owner's browsers too.
   const inboxService = options.inboxLayer ?? DeliveringInbox.layer(options.inbox)
-  const inbox = inboxService.pipe(Layer.provideMerge(channels))
+  const inbox = PushHooks.inbox.pipe(Layer.provide(inboxService), Layer.provideMerge(push))
   // Channel plugins talk to chat and register their notifiers in the inbox's registry; pairing
   // requests of unknown senders are told to the owner in the inbox.
   const gateway = Layer.provideMerge(

@@ -45,6 +45,10 @@ import * as ConnectionStore from "../models/connections/ConnectionStore.js"
 import { schema as connectionSchema } from "../models/connections/connectionSchema.js"
 import * as MemoryConnectionStore from "../models/connections/MemoryConnectionStore.js"
 import * as SqlConnectionStore from "../models/connections/SqlConnectionStore.js"
+import * as MemoryPushStore from "../push/MemoryPushStore.js"
+import * as PushStore from "../push/PushStore.js"
+import { schema as pushSchema } from "../push/pushSchema.js"
+import * as SqlPushStore from "../push/SqlPushStore.js"
 import * as MemoryRunLedger from "../scheduler/MemoryRunLedger.js"
 import * as RunLedger from "../scheduler/RunLedger.js"
 import { schema as runLedgerSchema } from "../scheduler/runLedgerSchema.js"
@@ -164,6 +168,13 @@ export const catalog = StoreSet.empty
     sql: SqlConnectionStore.layer,
     memory: MemoryConnectionStore.layer,
     schema: connectionSchema,
+  })
+  // Web Push: the browsers' subscriptions and the VAPID key pair.
+  .add("pushStore", {
+    tag: PushStore.PushStore,
+    sql: SqlPushStore.layer,
+    memory: MemoryPushStore.layer,
+    schema: pushSchema,
   })
 
 /** Every store the kernel's services keep their data in. */

@@ -12,6 +12,7 @@ import { MemoryApi } from "./MemoryApi.js"
 import { ModelsApi } from "./ModelsApi.js"
 import { documentRateLimitHeaders } from "./OpenApiHeaders.js"
 import { PluginsApi } from "./PluginsApi.js"
+import { PushApi } from "./PushApi.js"
 import { ScheduleApi } from "./ScheduleApi.js"
 import { StatusApi } from "./StatusApi.js"
 import { ThreadsApi } from "./ThreadsApi.js"
@@ -33,6 +34,7 @@ export class AideApi extends HttpApi.make("aide")
   .add(McpOAuthApi)
   .add(McpGrantsApi)
   .add(MemoryApi)
+  .add(PushApi)
   .addError(BadRequest.Wire)
   .addError(Unauthorized.Wire)
   .addError(NotFound.Wire)

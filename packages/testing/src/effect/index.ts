@@ -18,6 +18,7 @@ export {
   memoryStoreContract,
   observationStoreContract,
   onSqlDialects,
+  pushStoreContract,
   recallIndexContract,
   runLedgerContract,
   threadsContract,

@@ -5,7 +5,6 @@ import * as ConnectionCipher from "./ConnectionCipher.js"
 import { ConnectionStore } from "./ConnectionStore.js"
 import { checkValues, InvalidConnection, mask } from "./connectionValues.js"
 
-
 /** The host's environment sets one of the provider's variables: it wins, the console cannot edit it. */
 export class ConnectionSetByEnvironment extends Schema.TaggedError<ConnectionSetByEnvironment>()(
   "ConnectionSetByEnvironment",

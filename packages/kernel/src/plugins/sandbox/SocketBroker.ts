@@ -33,7 +33,6 @@ export interface Peer {
   readonly emit: (params: Readonly<Record<string, unknown>>) => Promise<unknown>
 }
 
-
 interface Entry {
   readonly peer: Peer
   readonly ws?: WebSocket
