@@ -81,9 +81,26 @@ export const observationalMemoryTables = Effect.gen(function* () {
   })
 })
 
+/**
+ * Migration 0020: what a chat turn's memory reads must not grow with a year of observed messages.
+ * `pendingTokens` (after every turn) groups the pending ledger rows by message id: without this
+ * index SQLite walked `memory_messages_message`, every counted row of the record, to find the few
+ * pending ones (1,000,000 after a year). `activeLog` (every turn's prompt) read every chunk ever
+ * committed to skip the reflected ones; the partial index holds the active log only.
+ */
+export const pendingIndexes = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX memory_messages_pending_message ON memory_messages (record_key, message_id)
+             WHERE chunk_id IS NULL`
+  yield* sql`CREATE INDEX memory_chunks_active ON memory_chunks (record_key, seq) WHERE reflected_in IS NULL`
+})
+
 /** The tables of `SqlObservationStore`; requires threads (its triggers delete a thread's ledger rows). */
 export const schema: Schema = {
   name: "aide.observations",
   requires: [threads],
-  migrations: [{ id: 13, name: "observational_memory", up: observationalMemoryTables, legacyId: 13 }],
+  migrations: [
+    { id: 13, name: "observational_memory", up: observationalMemoryTables, legacyId: 13 },
+    { id: 20, name: "memory_pending_indexes", up: pendingIndexes },
+  ],
 }

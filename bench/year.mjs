@@ -1,0 +1,260 @@
+#!/usr/bin/env node
+// A year of use (issue 38): the same figures on an empty data directory and on one seeded with
+// what an active owner has after a year (bench/year-seed.mjs: 20,000 threads, 1,000,000
+// messages with 2,000-message threads and branches, 50,000 observations, 5,000 inbox messages,
+// 200 scheduled tasks and their run ledger, at --scale 1), SQLite, against the bundled server
+// (packages/server/dist/main.js) and the FakeModelServer of @aide/testing, loopback only:
+//   - cold start to the first `GET /` answered, RSS after it;
+//   - `GET /api/threads` (first page, last page), `GET /api/threads/:id` (a chat's thread, and a
+//     2,000-message one, per message), `GET /api/inbox`, `GET /api/schedule`: p50 / p95;
+//   - chat, first text delta: a new thread each time, and the 2,000-message thread (the
+//     messages the model was sent counted);
+//   - recall (`Recall.forTurn`, in-process through the kernel, the server stopped): p50 / p95;
+//   - `aide backup` (packages/cli/dist) of the data directory.
+// The year is seeded once per --dir and reused (a marker file, year-seed.json, records it).
+//
+//   npx -y pnpm@10.20.0 build && node bench/year.mjs --scale 0.1
+//
+// Flags: --scale [1]  --dir [<tmp>/aide-year-<scale>] (kept)  --samples [60] requests per figure
+//        --chats [10] chats per kind  --starts [3] cold starts per directory
+// Prints a markdown table; writes bench/results/year-<timestamp>.json.
+
+import { execFileSync } from "node:child_process"
+import { mkdirSync, statSync } from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { parseArgs } from "node:util"
+import {
+  log,
+  median,
+  PASSWORD,
+  percentile,
+  removeDir,
+  request,
+  root,
+  round,
+  rssMiB,
+  setUp,
+  sse,
+  startServer,
+  table,
+  tmpDir,
+  writeResults,
+} from "./harness.mjs"
+import { recallTimes } from "./year-recall.mjs"
+import { seedYear } from "./year-seed.mjs"
+
+const { values: flags } = parseArgs({
+  options: {
+    scale: { type: "string", default: "1" },
+    dir: { type: "string" },
+    samples: { type: "string", default: "60" },
+    chats: { type: "string", default: "10" },
+    starts: { type: "string", default: "3" },
+  },
+})
+const scale = Number(flags.scale)
+if (!(scale > 0 && scale <= 1)) throw new Error("--scale: a number in (0, 1]")
+const settings = {
+  scale,
+  samples: Number(flags.samples),
+  chats: Number(flags.chats),
+  starts: Number(flags.starts),
+  dir: flags.dir ?? path.join(os.tmpdir(), `aide-year-${scale}`),
+}
+const { FakeModelServer } = await import(pathToFileURL(path.join(root, "packages/testing/dist/index.js")).href)
+
+const results = { settings, node: process.version, date: new Date().toISOString(), loadavg: [os.loadavg()] }
+
+/** Setup on a fresh directory, login on a seeded one that a previous run set up. */
+const token = async (url) => {
+  const login = await request(url, { method: "POST", path: "/api/auth/login", body: { password: PASSWORD } })
+  if (login.status === 200) {
+    const patched = await request(url, {
+      method: "PATCH",
+      path: "/api/config",
+      token: login.body.token,
+      body: { models: { operator: { provider: "openai-compatible", model: "fake" } } },
+    })
+    if (patched.status !== 200) throw new Error(`config: ${patched.status}`)
+    return login.body.token
+  }
+  return setUp(url)
+}
+
+const stats = (values) => ({ p50: percentile(values, 50), p95: percentile(values, 95), n: values.length })
+
+const timeGets = async (url, auth, urlPath) => {
+  const times = []
+  let body
+  for (let i = 0; i < settings.samples + 5; i++) {
+    const res = await request(url, { path: urlPath, token: auth })
+    if (res.status !== 200) throw new Error(`${urlPath}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`)
+    if (i >= 5) times.push(res.ms)
+    body = res.body
+  }
+  return { ...stats(times), body }
+}
+
+/** One chat; the time to its first text delta and the thread it went to. */
+const chatOnce = async (url, auth, text, threadId) => {
+  let first = Number.NaN
+  let thread = threadId
+  const started = performance.now()
+  const response = await sse(`${url}/api/chat`, {
+    headers: { authorization: `Bearer ${auth}` },
+    body: { parts: [{ type: "text", text }], ...(threadId ? { threadId } : {}) },
+    onEvent: (data, now) => {
+      if (data === "[DONE]") return
+      const chunk = JSON.parse(data)
+      if (chunk.type === "text-delta" && Number.isNaN(first)) first = now
+      if (chunk.type === "start" && chunk.messageMetadata?.threadId) thread = chunk.messageMetadata.threadId
+    },
+  })
+  if (response.status !== 200) throw new Error(`chat: ${response.status}`)
+  return { ttft: first - started, threadId: thread ?? response.headers["x-thread-id"] }
+}
+
+const isMemoryCall = (req) => /memory (observer|reflector)|title/i.test(JSON.stringify(req.body?.messages?.[0] ?? ""))
+
+/** Every figure on one data directory; `longThreadId` only for the year. */
+const measure = async (label, dataDir, longThreadId) => {
+  const fake = await FakeModelServer.start()
+  const env = { OPENAI_COMPATIBLE_BASE_URL: fake.url }
+  const out = { label }
+  try {
+    // Cold starts: spawn until the first `GET /` is answered; RSS right after.
+    const starts = []
+    const rss = []
+    for (let i = 0; i < settings.starts; i++) {
+      const t0 = performance.now()
+      const server = await startServer({ dataDir, env })
+      const res = await request(server.url, { path: "/" })
+      starts.push(performance.now() - t0)
+      if (res.status !== 200) throw new Error(`GET /: ${res.status}`)
+      rss.push(rssMiB(server.pid))
+      if (i < settings.starts - 1) await server.stop()
+      else out.server = server
+    }
+    out.startMs = median(starts)
+    out.rssMiB = median(rss)
+    const { url } = out.server
+    const auth = await token(url)
+
+    // Chats first, so the request figures below see the chat-made thread too.
+    const newThread = []
+    const longThread = []
+    let sentToModel = null
+    let chatThread
+    for (let i = 0; i < settings.chats + 2; i++) {
+      const fresh = await chatOnce(url, auth, `A new question ${i}: what should I pack for the trip?`)
+      chatThread = fresh.threadId
+      if (i >= 2) newThread.push(fresh.ttft)
+      if (longThreadId) {
+        const before = fake.requests.length
+        const long = await chatOnce(url, auth, `And one more thing ${i}: the budget?`, longThreadId)
+        if (i >= 2) longThread.push(long.ttft)
+        const call = fake.requests.slice(before).find((req) => !isMemoryCall(req))
+        sentToModel = call?.body?.messages?.length ?? sentToModel
+      }
+    }
+    out.chatNew = stats(newThread)
+    if (longThreadId) {
+      out.chatLong = stats(longThread)
+      out.longMessagesSentToModel = sentToModel
+    }
+
+    const list = await timeGets(url, auth, "/api/threads")
+    out.list = { ...list, total: list.body.total, body: undefined }
+    const lastPage = Math.max(0, Math.ceil(list.body.total / list.body.perPage) - 1)
+    out.lastPage = { ...(await timeGets(url, auth, `/api/threads?page=${lastPage}`)), page: lastPage, body: undefined }
+    out.chatDetail = { ...(await timeGets(url, auth, `/api/threads/${chatThread}`)), body: undefined }
+    if (longThreadId) {
+      const detail = await timeGets(url, auth, `/api/threads/${longThreadId}`)
+      out.longDetail = { ...detail, messages: detail.body.messages.length, body: undefined }
+    }
+    const inbox = await timeGets(url, auth, "/api/inbox")
+    out.inbox = { ...inbox, messages: inbox.body.messages.length, body: undefined }
+    const schedule = await timeGets(url, auth, "/api/schedule")
+    out.schedule = { ...schedule, tasks: schedule.body.tasks.length, body: undefined }
+  } finally {
+    await out.server?.stop()
+    out.server = undefined
+    await fake.close()
+  }
+  out.recall = await recallTimes(dataDir, Math.max(50, settings.samples))
+
+  const file = path.join(tmpDir("aide-year-backup-"), "backup.db")
+  const t0 = performance.now()
+  execFileSync(
+    process.execPath,
+    [path.join(root, "packages/cli/bin/aide.mjs"), "backup", file, "--data-dir", dataDir],
+    {
+      stdio: "ignore",
+    },
+  )
+  out.backup = { ms: performance.now() - t0, bytes: statSync(file).size }
+  removeDir(path.dirname(file))
+  log(`${label}: ${JSON.stringify(out)}`)
+  return out
+}
+
+mkdirSync(settings.dir, { recursive: true })
+const seeded = await seedYear(settings.dir, scale)
+results.seeded = seeded
+const emptyDir = tmpDir("aide-year-empty-")
+try {
+  results.empty = await measure("empty", emptyDir)
+  results.loadavg.push(os.loadavg())
+  results.year = await measure("year", settings.dir, seeded.longThreadIds[0])
+  results.loadavg.push(os.loadavg())
+} finally {
+  removeDir(emptyDir)
+}
+
+const { empty, year } = results
+const ms = (v) => `${round(v, 1)} ms`
+const pair = (s) => `${ms(s.p50)} / ${ms(s.p95)}`
+const ratio = (a, b) => `${round(a / b, 2)}×`
+const row = (name, key) => [name, pair(empty[key]), pair(year[key]), ratio(year[key].p50, empty[key].p50)]
+const rows = [
+  ["cold start to first `GET /` (median)", ms(empty.startMs), ms(year.startMs), ratio(year.startMs, empty.startMs)],
+  [
+    "RSS after start",
+    `${round(empty.rssMiB, 1)} MiB`,
+    `${round(year.rssMiB, 1)} MiB`,
+    ratio(year.rssMiB, empty.rssMiB),
+  ],
+  row(`GET /api/threads, first page (${empty.list.total} / ${year.list.total} roots)`, "list"),
+  row(`GET /api/threads?page=N, last page (${empty.lastPage.page} / ${year.lastPage.page})`, "lastPage"),
+  row("GET /api/threads/:id, a chat's thread", "chatDetail"),
+  [
+    `GET /api/threads/:id, ${year.longDetail.messages}-message thread (per message)`,
+    "",
+    `${pair(year.longDetail)} (${round((year.longDetail.p50 / year.longDetail.messages) * 1000, 1)} µs)`,
+    "",
+  ],
+  row(`GET /api/inbox (${empty.inbox.messages} / ${year.inbox.messages} messages)`, "inbox"),
+  row(`GET /api/schedule (${empty.schedule.tasks} / ${year.schedule.tasks} tasks)`, "schedule"),
+  row("chat, first text delta, new thread", "chatNew"),
+  [
+    `chat, first text delta, the ${seeded.sizes.longLength}-message thread (${year.longMessagesSentToModel} messages sent to the model)`,
+    pair(empty.chatNew),
+    pair(year.chatLong),
+    ratio(year.chatLong.p50, empty.chatNew.p50),
+  ],
+  row("recall, `Recall.forTurn` (in-process)", "recall"),
+  [
+    "`aide backup`",
+    `${ms(empty.backup.ms)} (${round(empty.backup.bytes / 2 ** 20, 1)} MiB)`,
+    `${ms(year.backup.ms)} (${round(year.backup.bytes / 2 ** 20, 1)} MiB)`,
+    ratio(year.backup.ms, empty.backup.ms),
+  ],
+]
+console.log(
+  `\nA year of use at scale ${scale} (${seeded.messages.toLocaleString("en")} messages, ${seeded.sizes.threads.toLocaleString("en")} threads, ${seeded.observations.toLocaleString("en")} observations, ${seeded.sizes.inbox} inbox messages, ${seeded.sizes.tasks} tasks × ${seeded.sizes.runsPerTask} runs; seeded in ${seeded.seconds} s), SQLite; node ${process.version}, ${os.cpus().length} cores, load ${results.loadavg.map((l) => l[0].toFixed(1)).join(" → ")}\n`,
+)
+console.log(table(["figure (p50 / p95)", "empty", "year", "year / empty"], rows))
+console.log(`\nresults: ${writeResults("year", results)}`)
+process.exit(0)
