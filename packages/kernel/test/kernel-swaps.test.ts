@@ -30,6 +30,8 @@ import * as Kernel from "../src/Kernel.js"
 import * as McpOAuth from "../src/mcp/McpOAuth.js"
 import { McpOAuthStore } from "../src/mcp/McpOAuthStore.js"
 import * as SqlMcpOAuthStore from "../src/mcp/SqlMcpOAuthStore.js"
+import * as McpSessionStore from "../src/mcpserver/McpSessionStore.js"
+import * as MemoryMcpGrantStore from "../src/mcpserver/MemoryMcpGrantStore.js"
 import * as Memory from "../src/memory/Memory.js"
 import * as MemoryStore from "../src/memory/MemoryStore.js"
 import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
@@ -369,6 +371,8 @@ describe("Kernel.layer: every Tag given is the one the services use", () => {
         webhookReplays: WebhookReplays.layerMemory,
         connectionStore: MemoryConnectionStore.layer,
         pushStore: SqlPushStore.layer.pipe(Layer.provide(ownDatabase)),
+        mcpSessionStore: McpSessionStore.layerMemory,
+        mcpGrantStore: MemoryMcpGrantStore.layer,
       },
       (dataDir) =>
         Effect.gen(function* () {

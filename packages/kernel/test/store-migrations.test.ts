@@ -99,6 +99,8 @@ const upgrade = (storage: () => Layer.Layer<SqlClient.SqlClient, unknown>) =>
       channel_pairings: [],
       channel_senders: [],
       provider_connections: [],
+      push_subscriptions: [],
+      push_vapid: [],
     })
     expect(Object.keys(before)).toContain("working_memory")
     // Every migration recorded as applied, none run twice (a second CREATE TABLE would have failed).
