@@ -174,6 +174,9 @@ describe.each(storageKinds)("SPEC resources and endpoints, to the letter (%s)", 
         "schedule",
         "onboardingComplete",
         "mcpServers",
+        // Beyond SPEC's sections: Aide's own MCP endpoint, `mcpServer.enabled` as issue 36 asks
+        // (docs/configuration.md, docs/mcp-server.md).
+        "mcpServer",
       ].sort(),
     )
     expect(response.body.timezone).toBe("UTC")
