@@ -49,6 +49,7 @@ const serverProcessFiles = [
   "test/mcp-readme.test.ts",
   "test/process.test.ts",
   "test/replicas-channel.test.ts",
+  "test/replicas-discord.test.ts",
   "test/replicas.test.ts",
   "test/serverless-suites.test.ts",
 ]
