@@ -851,6 +851,59 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await api("/api/config", { method: "PATCH", body: { mcpServer: null } })
   })
 
+  it("Browser notifications: the toggle asks permission, subscribes with the server's VAPID key and posts the subscription; off unsubscribes", async () => {
+    await page.context().grantPermissions(["notifications"], { origin: server.url })
+    const ecdh = createECDH("prime256v1")
+    const keys = { p256dh: ecdh.generateKeys().toString("base64url"), auth: randomBytes(16).toString("base64url") }
+    const endpoint = "https://push.example/send/console"
+    await page.goto(`${server.url}/app/`)
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true))
+    // Headless Chromium has no push service: PushManager is stood in for, recording what the console asks.
+    await page.evaluate(
+      ({ endpoint, keys }) => {
+        const calls: { subscribed: unknown; unsubscribed: number } = { subscribed: null, unsubscribed: 0 }
+        ;(globalThis as any).pushCalls = calls
+        let current: unknown = null
+        PushManager.prototype.getSubscription = async () => current as PushSubscription | null
+        PushManager.prototype.subscribe = async (options?: PushSubscriptionOptionsInit) => {
+          const key = new Uint8Array(options?.applicationServerKey as ArrayBuffer)
+          calls.subscribed = { userVisibleOnly: options?.userVisibleOnly, key: btoa(String.fromCharCode(...key)) }
+          current = {
+            endpoint,
+            toJSON: () => ({ endpoint, keys }),
+            unsubscribe: async () => {
+              calls.unsubscribed++
+              current = null
+              return true
+            },
+          }
+          return current as PushSubscription
+        }
+      },
+      { endpoint, keys },
+    )
+    await section("Settings").click()
+    const toggle = page.getByRole("checkbox", { name: /Notify this browser/ })
+    await expect.poll(() => toggle.isEnabled()).toBe(true)
+    expect(await toggle.isChecked()).toBe(false)
+    await toggle.click()
+    await expect.poll(() => toggle.isChecked()).toBe(true)
+    const serverKey = (await api("/api/push/vapid-public-key")).body.publicKey as string
+    expect(await page.evaluate(() => (globalThis as any).pushCalls.subscribed)).toEqual({
+      userVisibleOnly: true,
+      key: Buffer.from(serverKey, "base64url").toString("base64"),
+    })
+    expect(await seriousViolations(page)).toEqual([])
+    // Stored by the server: removing it through the API works once (then it is put back).
+    const remove = () => api("/api/push/subscriptions", { method: "DELETE", body: { endpoint } })
+    expect((await remove()).status).toBe(200)
+    expect((await api("/api/push/subscriptions", { method: "POST", body: { endpoint, keys } })).status).toBe(201)
+    await toggle.click()
+    await expect.poll(() => toggle.isChecked()).toBe(false)
+    expect(await page.evaluate(() => (globalThis as any).pushCalls.unsubscribed)).toBe(1)
+    expect((await remove()).status).toBe(404)
+  })
+
   it("revokes another session, then this one: back to the login screen", async () => {
     await api("/api/auth/sessions") // the suite's API session: another one to revoke
     await section("Settings").click()
@@ -1038,59 +1091,6 @@ describe.skipIf(executablePath === undefined)("the web console in Chromium", () 
     await page.reload()
     await card.getByText("set by the environment (wins)").waitFor()
     expect(await card.getByText("OLLAMA_BASE_URL").count()).toBe(0)
-  })
-
-  it("Browser notifications: the toggle asks permission, subscribes with the server's VAPID key and posts the subscription; off unsubscribes", async () => {
-    await page.context().grantPermissions(["notifications"], { origin: server.url })
-    const ecdh = createECDH("prime256v1")
-    const keys = { p256dh: ecdh.generateKeys().toString("base64url"), auth: randomBytes(16).toString("base64url") }
-    const endpoint = "https://push.example/send/console"
-    await page.goto(`${server.url}/app/`)
-    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true))
-    // Headless Chromium has no push service: PushManager is stood in for, recording what the console asks.
-    await page.evaluate(
-      ({ endpoint, keys }) => {
-        const calls: { subscribed: unknown; unsubscribed: number } = { subscribed: null, unsubscribed: 0 }
-        ;(globalThis as any).pushCalls = calls
-        let current: unknown = null
-        PushManager.prototype.getSubscription = async () => current as PushSubscription | null
-        PushManager.prototype.subscribe = async (options?: PushSubscriptionOptionsInit) => {
-          const key = new Uint8Array(options?.applicationServerKey as ArrayBuffer)
-          calls.subscribed = { userVisibleOnly: options?.userVisibleOnly, key: btoa(String.fromCharCode(...key)) }
-          current = {
-            endpoint,
-            toJSON: () => ({ endpoint, keys }),
-            unsubscribe: async () => {
-              calls.unsubscribed++
-              current = null
-              return true
-            },
-          }
-          return current as PushSubscription
-        }
-      },
-      { endpoint, keys },
-    )
-    await section("Settings").click()
-    const toggle = page.getByRole("checkbox", { name: /Notify this browser/ })
-    await expect.poll(() => toggle.isEnabled()).toBe(true)
-    expect(await toggle.isChecked()).toBe(false)
-    await toggle.click()
-    await expect.poll(() => toggle.isChecked()).toBe(true)
-    const serverKey = (await api("/api/push/vapid-public-key")).body.publicKey as string
-    expect(await page.evaluate(() => (globalThis as any).pushCalls.subscribed)).toEqual({
-      userVisibleOnly: true,
-      key: Buffer.from(serverKey, "base64url").toString("base64"),
-    })
-    expect(await seriousViolations(page)).toEqual([])
-    // Stored by the server: removing it through the API works once (then it is put back).
-    const remove = () => api("/api/push/subscriptions", { method: "DELETE", body: { endpoint } })
-    expect((await remove()).status).toBe(200)
-    expect((await api("/api/push/subscriptions", { method: "POST", body: { endpoint, keys } })).status).toBe(201)
-    await toggle.click()
-    await expect.poll(() => toggle.isChecked()).toBe(false)
-    expect(await page.evaluate(() => (globalThis as any).pushCalls.unsubscribed)).toBe(1)
-    expect((await remove()).status).toBe(404)
   })
 
   it("broke no Content-Security-Policy rule on the way", () => {

@@ -229,7 +229,8 @@ describe("ChannelGateway", () => {
         const recorded: Recorded = { sent: [], notified: [] }
         yield* Effect.gen(function* () {
           const inbox = yield* Inbox
-          expect(yield* inbox.destinations).toEqual(["Web Inbox", "tg:bot"])
+          // "browser": Web Push, always a destination (docs/inbox.md "Browser notifications").
+          expect(yield* inbox.destinations).toEqual(["Web Inbox", "browser", "tg:bot"])
           const message = yield* inbox.create({ subject: "Digest", body: "All quiet.", destination: "tg:bot" })
           expect(message.status).toBe("pending")
           yield* until(

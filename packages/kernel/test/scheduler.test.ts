@@ -307,7 +307,7 @@ describe("editing", () => {
             /^maxRuns: must be a positive integer/,
           )
           expect(yield* problem({ name: "a", prompt: "b", cron: "* * * * *", destination: "carrier pigeon" })).toMatch(
-            /unknown destination "carrier pigeon" \(available: Web Inbox, pager\)/,
+            /unknown destination "carrier pigeon" \(available: Web Inbox, pager, browser\)/,
           )
           expect(yield* problem({ prompt: "b", cron: "* * * * *" })).toMatch(/^name: is required/)
         }),

@@ -213,11 +213,12 @@ export const packAndPublish = async (
  * compile.
  */
 export const seedSqlitePrebuild = async (root: string, registry: Registry, work: string): Promise<boolean> => {
+  // The server depends on the driver (the kernel only offers it, an optional peer).
   const sqlite = dirname(
-    createRequire(join(root, "packages", "kernel", "package.json")).resolve("better-sqlite3/package.json"),
+    createRequire(join(root, "packages", "server", "package.json")).resolve("better-sqlite3/package.json"),
   )
   const pkg = JSON.parse(readFileSync(join(sqlite, "package.json"), "utf8")) as { version: string; name: string }
-  const range = (manifest(join(root, "packages", "kernel")) as unknown as { dependencies: Record<string, string> })
+  const range = (manifest(join(root, "packages", "server")) as unknown as { dependencies: Record<string, string> })
     .dependencies["better-sqlite3"]!
   const resolved = JSON.parse(
     await run("npm", ["view", `better-sqlite3@${range}`, "version", "--json"], work, registry.env),
