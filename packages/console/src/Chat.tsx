@@ -4,6 +4,7 @@ import { type FileUIPart, lastAssistantMessageIsCompleteWithApprovalResponses, t
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react"
 import { client, errorText } from "./api.js"
 import { Composer } from "./Composer.js"
+import { Icon } from "./Icon.js"
 import { type Alternatives, MessageView } from "./Message.js"
 import { ModelPicker } from "./ModelPicker.js"
 import { firstWords, provisionalTitle, setProvisionalTitle } from "./provisionalTitles.js"
@@ -339,17 +340,27 @@ function ThreadTitle({
     )
   return (
     <h1 className="title">
-      {/* Untitled, the heading reads "New chat": named so, the button would be a second "New chat"
-          beside the list's, one that renames instead of opening a chat. */}
-      <button
-        type="button"
-        className="title-button"
-        title="Rename this chat"
-        aria-label={title === null ? "Rename this chat" : undefined}
-        onClick={() => setEditing(true)}
-      >
-        {title ?? fallback ?? "New chat"}
-      </button>
+      {title === null ? (
+        // Untitled, the heading reads "New chat" (or the first words): a button showing that text
+        // would either be a second "New chat" beside the list's, one that renames, or be named
+        // otherwise than it reads (what voice control users say). The words, then a pencil.
+        <>
+          <span className="untitled">{fallback ?? "New chat"}</span>
+          <button
+            type="button"
+            className="icon small"
+            title="Rename this chat"
+            aria-label="Rename this chat"
+            onClick={() => setEditing(true)}
+          >
+            <Icon name="pencil" size={16} />
+          </button>
+        </>
+      ) : (
+        <button type="button" className="title-button" title="Rename this chat" onClick={() => setEditing(true)}>
+          {title}
+        </button>
+      )}
       {error && (
         <span role="alert" className="error">
           {" "}

@@ -1,6 +1,9 @@
 import { createRoot } from "react-dom/client"
 import { App } from "./App.js"
 import "./styles.css"
+import { applyTheme } from "./theme.js"
+
+applyTheme()
 
 createRoot(document.getElementById("root")!).render(<App />)
 

@@ -8,6 +8,11 @@ const initial = (): Theme => {
   return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"
 }
 
+/** Set before the first render: the screens outside the shell (sign-in, offline, MCP consent) follow the system too. */
+export const applyTheme = () => {
+  document.documentElement.dataset.theme = initial()
+}
+
 /** Light or dark, following the system until the owner picks one. */
 export const useTheme = (): [Theme, () => void] => {
   const [theme, setTheme] = useState<Theme>(initial)
