@@ -134,7 +134,25 @@ describe.skipIf(executablePath === undefined)("an MCP client authorized through 
       await page.getByRole("button", { name: "Sign in" }).click()
       await page.getByRole("heading", { name: "Allow “Test editor” to use Aide?" }).waitFor()
       await expect(page.locator(".redirect-uri").textContent()).resolves.toBe(callbackUrl)
-      expect(await seriousViolations(page)).toEqual([])
+      // axe-core on a desktop and a phone, in the light and the dark theme (the system's: the
+      // screen is outside the shell, so it follows the preference from the first render).
+      const found: Record<string, unknown> = {}
+      for (const viewport of [
+        { width: 1280, height: 800 },
+        { width: 390, height: 844 },
+      ])
+        for (const colorScheme of ["light", "dark"] as const) {
+          await page.setViewportSize(viewport)
+          await page.emulateMedia({ colorScheme })
+          await page.reload()
+          await page.getByRole("heading", { name: "Allow “Test editor” to use Aide?" }).waitFor()
+          expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(colorScheme)
+          const violations = await seriousViolations(page)
+          if (violations.length > 0) found[`${viewport.width} ${colorScheme}`] = violations
+        }
+      expect(found).toEqual({})
+      await page.setViewportSize({ width: 1280, height: 800 })
+      await page.emulateMedia({ colorScheme: "light" })
       // Read-only tools come ticked; tools that change things only when the owner ticks them.
       expect(await page.getByRole("checkbox", { name: /memory_read/ }).isChecked()).toBe(true)
       expect(await page.getByRole("checkbox", { name: /memory_update/ }).isChecked()).toBe(false)
