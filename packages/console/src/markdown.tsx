@@ -1,6 +1,7 @@
-import { Fragment, type ReactNode, useEffect, useState } from "react"
+import { createElement, Fragment, type ReactNode, useEffect, useState } from "react"
 import type { Highlighted } from "./highlight.js"
-import { decodeEntities, parseMarkdown, safeHref, type Token, type Tokens } from "./markdownParse.js"
+import { decodeEntities, type MathToken, parseMarkdown, safeHref, type Token, type Tokens } from "./markdownParse.js"
+import type { MathNode } from "./math.js"
 
 /**
  * Markdown rendered as React elements: no HTML string is ever injected, so a model's answer
@@ -76,11 +77,45 @@ function CodeBlock({ code, lang }: { readonly code: string; readonly lang: strin
   )
 }
 
+type MathRenderer = (tex: string, display: boolean) => MathNode | undefined
+let mathRenderer: Promise<MathRenderer> | undefined
+/** KaTeX's chunk, loaded once, on the first math in a message. */
+const loadMath = () => {
+  mathRenderer ??= import("./math.js").then((module) => module.renderMath)
+  return mathRenderer
+}
+
+const renderMathNode = (node: MathNode, key: number): ReactNode =>
+  typeof node === "string" ? (
+    <Fragment key={key}>{node}</Fragment>
+  ) : (
+    createElement(node.tag, { key, ...node.attributes }, ...node.children.map(renderMathNode))
+  )
+
+/** Math: its TeX source at once, typeset (MathML) when KaTeX's chunk is in; the source again if KaTeX cannot read it. */
+function MathView({ tex, display }: { readonly tex: string; readonly display: boolean }) {
+  const [typeset, setTypeset] = useState<MathNode | undefined>(undefined)
+  useEffect(() => {
+    let alive = true
+    void loadMath()
+      .then((render) => alive && setTypeset(render(tex, display)))
+      .catch(() => {})
+    return () => {
+      alive = false
+    }
+  }, [tex, display])
+  // Spans, not blocks: display math may sit inside a paragraph (`… $$x$$ …`).
+  if (typeset === undefined) return <code className={display ? "math-source display" : "math-source"}>{tex}</code>
+  return display ? <span className="math">{renderMathNode(typeset, 0)}</span> : renderMathNode(typeset, 0)
+}
+
 const renderBlocks = (tokens: ReadonlyArray<Token>): ReactNode =>
   tokens.map((token, index) => renderBlock(token, index))
 
 const renderBlock = (token: Token, key: number): ReactNode => {
   switch (token.type) {
+    case "math":
+      return <MathView key={key} tex={(token as unknown as MathToken).text} display />
     case "code":
       return (
         <CodeBlock
@@ -188,6 +223,10 @@ const renderInline = (tokens: ReadonlyArray<Token>): ReactNode =>
             {token.tokens ? renderInline(token.tokens) : decodeEntities((token as Tokens.Text).text)}
           </Fragment>
         )
+      case "inlineMath": {
+        const math = token as unknown as MathToken
+        return <MathView key={index} tex={math.text} display={math.display} />
+      }
       case "escape":
         return <Fragment key={index}>{(token as Tokens.Escape).text}</Fragment>
       case "codespan":

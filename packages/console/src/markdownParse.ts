@@ -1,4 +1,4 @@
-import { Lexer, type Token, type Tokens } from "marked"
+import { Marked, type Token, type TokenizerExtension, type Tokens } from "marked"
 
 /**
  * GitHub-flavoured Markdown (what chat answers use: tables, task lists, autolinks, strikethrough,
@@ -25,5 +25,50 @@ export const decodeEntities = (text: string): string =>
       })
     : text
 
+/**
+ * Math, as answers write it: `$$…$$` and `\[…\]` (display), `\(…\)` (inline). A single `$` is
+ * not a delimiter ("$5 and $10" stays text); inside code spans and code blocks nothing is math.
+ * Unclosed (still streaming), it is text until its closing delimiter arrives.
+ */
+export interface MathToken {
+  readonly type: "math" | "inlineMath"
+  readonly raw: string
+  readonly text: string
+  readonly display: boolean
+}
+
+const blockMath: TokenizerExtension = {
+  name: "math",
+  level: "block",
+  // Only at the start of a line: a paragraph is not cut at a `$$` inside it (a code span's).
+  start: (src) => {
+    const at = /(?:^|\n)[ \t]*(?:\$\$|\\\[)/.exec(src)
+    return at === null ? undefined : at.index + (at[0].startsWith("\n") ? 1 : 0)
+  },
+  tokenizer: (src) => {
+    const match = /^[ \t]*(?:\$\$((?:(?!\$\$)[\s\S])+?)\$\$|\\\[((?:(?!\\\])[\s\S])+?)\\\])[ \t]*(?:\n+|$)/.exec(src)
+    if (match === null) return undefined
+    return { type: "math", raw: match[0], text: (match[1] ?? match[2] ?? "").trim(), display: true }
+  },
+}
+
+const inlineMath: TokenizerExtension = {
+  name: "inlineMath",
+  level: "inline",
+  start: (src) => /\$\$|\\\(/.exec(src)?.index,
+  tokenizer: (src) => {
+    const match = /^(?:\$\$([\s\S]+?)\$\$|\\\(([\s\S]+?)\\\))/.exec(src)
+    if (match === null) return undefined
+    return {
+      type: "inlineMath",
+      raw: match[0],
+      text: (match[1] ?? match[2] ?? "").trim(),
+      display: match[1] !== undefined,
+    }
+  },
+}
+
+const marked = new Marked({ gfm: true, breaks: true, extensions: [blockMath, inlineMath] })
+
 /** Blocks of `text`; an unterminated code fence (still streaming) is a code block to the end. */
-export const parseMarkdown = (text: string): Array<Token> => new Lexer({ gfm: true, breaks: true }).lex(text)
+export const parseMarkdown = (text: string): Array<Token> => marked.lexer(text)

@@ -64,4 +64,22 @@ describe("the markdown renderer's parser (GitHub-flavoured, marked's lexer)", ()
   it("resolves character references in text", () => {
     expect(decodeEntities("a &amp; b &lt;c&gt; &#39;d&#39; &#x263A; &bogus;")).toBe("a & b <c> 'd' ☺ &bogus;")
   })
+
+  it("reads math: $$…$$ and […] as display, (…) inline; a lone $ and code are not math; unclosed, text", () => {
+    const math = (text: string) =>
+      all(parseMarkdown(text))
+        .filter((token) => token.type === "math" || token.type === "inlineMath")
+        .map((token: any) => ({ type: token.type, text: token.text, display: token.display }))
+    expect(math("$$\n\\frac{a_1}{b}\n$$\n\nAfter")).toEqual([{ type: "math", text: "\\frac{a_1}{b}", display: true }])
+    expect(math("Euler: \\(e^{i\\pi} + 1 = 0\\), and $$x^2$$ too")).toEqual([
+      { type: "inlineMath", text: "e^{i\\pi} + 1 = 0", display: false },
+      { type: "inlineMath", text: "x^2", display: true },
+    ])
+    expect(math("\\[\na*b*c\n\\]")).toEqual([{ type: "math", text: "a*b*c", display: true }])
+    // Underscores and asterisks inside math are not emphasis.
+    expect(types("\\(a_1 * b_2 * c\\)")).not.toContain("em")
+    expect(math("It costs $5 and $10.")).toEqual([])
+    expect(math("`$$x$$` and\n\n```\n$$y$$\n```")).toEqual([])
+    expect(math("Streaming $$\\frac{1}{")).toEqual([])
+  })
 })

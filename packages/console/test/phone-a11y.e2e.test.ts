@@ -44,7 +44,9 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
   const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
     request(`${server.url}${path}`, { ...init, token: apiToken })
   /** Threads made on the way, for the axe pass: one with answers and code, one waiting for an approval. */
-  const threads: { answered?: string; waiting?: string } = {}
+  const threads: { answered?: string; waiting?: string; math?: string } = {}
+  /** The math chunk's requests (KaTeX): none until a message has math. */
+  const mathChunks: Array<string> = []
   const threadOf = (page: Page) => decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!)
 
   const context = async (options: Parameters<Browser["newContext"]>[0]): Promise<BrowserContext> => {
@@ -69,9 +71,10 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
     })
     browser = await chromium.launch({ executablePath: executablePath!, args: chromiumArgs })
     desktop = await open(await context({ viewport: { width: 1280, height: 800 } }))
-    phone = await open(
-      await context({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }),
-    )
+    desktop.on("request", (sent) => {
+      if (/\/assets\/math-[^/]*\.js$/.test(new URL(sent.url()).pathname)) mathChunks.push(sent.url())
+    })
+    phone = await open(await context({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }))
   })
   afterEach(async (test) => {
     if (test.task.result?.state === "fail")
@@ -324,6 +327,32 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
     threads.waiting = threadOf(page)
   })
 
+  it("math: typeset as MathML once KaTeX's chunk is in, which loads only when a message has math", async () => {
+    const page = desktop
+    // Answers with code, tool calls and a shortcuts overlay came before: no math, no KaTeX.
+    expect(mathChunks).toEqual([])
+    await page.keyboard.press("Control+Shift+O")
+    await expect.poll(() => page.locator(".chat-head h1").textContent()).toBe("New chat")
+    model.script({
+      text: "The roots: $$x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}$$ and inline \\(a_1 * b_2\\), it costs $5.\n\n$$\n\\sum_{i=1}^{n} i\n$$",
+    })
+    await page.getByRole("textbox", { name: "Message" }).fill("Quadratic formula?")
+    await page.keyboard.press("Enter")
+    const answer = page.locator(".message.assistant")
+    await answer.locator("math").first().waitFor()
+    await expect.poll(() => answer.locator("math").count()).toBe(3)
+    expect(mathChunks).toHaveLength(1)
+    // MathML from KaTeX: a fraction and a root, the TeX kept as its annotation; underscores are not emphasis.
+    expect(await answer.locator("mfrac").count()).toBe(1)
+    expect(await answer.locator("msqrt").count()).toBe(1)
+    expect(await answer.locator("annotation").first().textContent()).toBe("x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}")
+    expect(await answer.locator("em").count()).toBe(0)
+    expect(await answer.locator("math[display='block']").count()).toBe(2)
+    await answer.getByText("it costs $5.", { exact: false }).waitFor()
+    await page.screenshot({ path: join(screenshots, "math.png") })
+    threads.math = threadOf(page)
+  })
+
   it("every signed-in screen: no serious finding from axe-core, desktop and phone, light and dark", async () => {
     const inbox = await server.run(
       Effect.flatMap(Inbox.Inbox, (inbox) =>
@@ -337,17 +366,23 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
     })
     expect(task.status).toBe(201)
     await api("/api/memory/working", { method: "PUT", body: { content: "# Owner\n- prefers short answers" } })
-    const heading = (page: Page, name: string) => () => page.getByRole("heading", { name, exact: true }).first().waitFor()
+    const heading = (page: Page, name: string) => () =>
+      page.getByRole("heading", { name, exact: true }).first().waitFor()
     const screens: ReadonlyArray<{
       readonly name: string
       readonly path: string
       readonly ready: (page: Page) => Promise<unknown>
-      readonly then?: (page: Page, phone: boolean) => Promise<unknown>
+      readonly open?: (page: Page, phone: boolean) => Promise<unknown>
     }> = [
       {
         name: "chat with answers and code",
         path: `/chat/${threads.answered}`,
         ready: (page) => page.locator(".message.assistant pre code .hljs-built_in").first().waitFor(),
+      },
+      {
+        name: "chat with math",
+        path: `/chat/${threads.math}`,
+        ready: (page) => page.locator(".message.assistant math").first().waitFor(),
       },
       {
         name: "chat with an approval waiting",
@@ -358,7 +393,7 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
         name: "thread list (the phone's menu)",
         path: "/",
         ready: (page) => page.getByRole("textbox", { name: "Message" }).waitFor(),
-        then: async (page, phone) => {
+        open: async (page, phone) => {
           if (phone) await page.getByRole("button", { name: "Menu" }).tap()
           await page.getByRole("complementary", { name: "Threads" }).getByRole("link").first().waitFor()
         },
@@ -367,7 +402,7 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
         name: "shortcuts overlay",
         path: "/",
         ready: (page) => page.getByRole("textbox", { name: "Message" }).waitFor(),
-        then: async (page) => {
+        open: async (page) => {
           await page.getByRole("button", { name: "Keyboard shortcuts" }).click()
           await page.getByRole("dialog", { name: "Keyboard shortcuts" }).waitFor()
         },
@@ -385,7 +420,10 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
         path: "/settings",
         ready: async (page) => {
           await page.getByRole("region", { name: "Connections" }).getByText("set by the environment").first().waitFor()
-          await page.getByRole("button", { name: /^Revoke session/ }).first().waitFor()
+          await page
+            .getByRole("button", { name: /^Revoke session/ })
+            .first()
+            .waitFor()
           await page.getByRole("checkbox", { name: /Notify this browser/ }).waitFor()
         },
       },
@@ -397,7 +435,7 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
         for (const screen of screens) {
           await page.goto(`${server.url}/app${screen.path}`)
           await screen.ready(page)
-          await screen.then?.(page, device === "phone")
+          await screen.open?.(page, device === "phone")
           expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(scheme)
           const violations = await seriousViolations(page)
           if (violations.length > 0) found[`${device} ${scheme}: ${screen.name}`] = violations
