@@ -407,6 +407,15 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
           await page.getByRole("dialog", { name: "Keyboard shortcuts" }).waitFor()
         },
       },
+      {
+        name: "model picker, open",
+        path: "/",
+        ready: (page) => page.getByRole("textbox", { name: "Message" }).waitFor(),
+        open: async (page) => {
+          await page.locator(".model-button").click()
+          await page.getByRole("dialog", { name: "Choose a model" }).getByLabel("Search models").waitFor()
+        },
+      },
       { name: "inbox", path: "/inbox", ready: (page) => page.getByText("Disk almost full").waitFor() },
       { name: "schedule", path: "/schedule", ready: (page) => heading(page, "Morning brief")() },
       { name: "memory", path: "/memory", ready: (page) => page.getByLabel("Working memory").waitFor() },
