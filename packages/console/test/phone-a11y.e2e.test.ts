@@ -47,6 +47,7 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
   const threads: { answered?: string; waiting?: string; math?: string } = {}
   /** The math chunk's requests (KaTeX): none until a message has math. */
   const mathChunks: Array<string> = []
+  const cspErrors: Array<string> = []
   const threadOf = (page: Page) => decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!)
 
   const context = async (options: Parameters<Browser["newContext"]>[0]): Promise<BrowserContext> => {
@@ -58,6 +59,9 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
     const page = await made.newPage()
     page.setDefaultTimeout(10_000)
     page.on("pageerror", (error) => console.log(`[browser error] ${error.message}`))
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text())
+    })
     return page
   }
 
@@ -485,5 +489,9 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
       }
     }
     expect(found).toEqual({})
+  })
+
+  it("broke no Content-Security-Policy rule on the way (MathML and highlighting included)", () => {
+    expect(cspErrors).toEqual([])
   })
 })
