@@ -11,6 +11,7 @@ const longFirst = [
   // Two to four minutes, nearly all of it npm installing and unpacking in child processes.
   "packages/cli/test/registry.test.ts",
   "packages/console/test/console.e2e.test.ts",
+  "packages/console/test/phone-a11y.e2e.test.ts",
   "packages/server/test/hardening/partial-answers.test.ts",
   "packages/server/test/docs-commands.test.ts",
   "packages/server/test/crash.test.ts",
