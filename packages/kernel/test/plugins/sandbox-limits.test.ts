@@ -49,12 +49,12 @@ describe("a memory bomb", () => {
   it("kills its own process with a clear error; the plugin comes back", async () => {
     const plugin = await startPlugin({
       pluginId: "escape",
-      limits: { ...fast, callTimeoutMs: 15_000, memoryMb: 128 },
+      limits: { ...fast, callTimeoutMs: 15_000, memoryMb: 64 },
       backoff,
     })
     const error = await callFails(plugin, "memory")
     expect(error).toMatchObject({ reason: "crashed" })
-    expect(error.message).toBe("plugin escape: the plugin process ran out of memory (limit 128 MiB)")
+    expect(error.message).toBe("plugin escape: the plugin process ran out of memory (limit 64 MiB)")
     await eventually(() => succeeds(plugin))
   })
 })
