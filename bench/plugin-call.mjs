@@ -4,7 +4,8 @@
 // host trust) costs over calling the same tool in-process, both through Effect.runPromise; the
 // plugin processes' start time and RSS, and (A/B, alternating) a compartment process's start
 // with its modules precompiled (PluginPrecompile, as the loader does when a plugin is enabled)
-// against one that compiles them itself (loads Babel).
+// against one that compiles them itself (loads Babel), and an empty `node -e 0` in the same
+// rounds (the floor the RSS is read against: "RSS − node -e 0").
 //
 //   npx -y pnpm@10.20.0 -r build && node bench/plugin-call.mjs
 //
@@ -14,6 +15,7 @@
 // a change to the start is measured before/after in one run.
 // Prints a markdown table; writes bench/results/plugin-call-<timestamp>.json. ~10 s.
 
+import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
@@ -161,6 +163,28 @@ const startOnce = async (modules, trust = "compartment", kernel = { PluginProces
   return { ms, rss, own, cpu }
 }
 
+/**
+ * An empty `node -e 0`, read at its end: the script stops itself (SIGSTOP, no module loaded for
+ * it) and its RSS is read while it is stopped, as a plugin process's is read once `init` answered.
+ */
+const emptyNode = async () => {
+  const child = spawn(process.execPath, ["-e", "0;process.kill(process.pid,'SIGSTOP')"], { stdio: "ignore" })
+  const exited = new Promise((resolve) => child.once("exit", resolve))
+  const stopped = () => {
+    try {
+      const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8")
+      return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "T"
+    } catch {
+      return false
+    }
+  }
+  while (!stopped()) await new Promise((resolve) => setTimeout(resolve, 2))
+  const result = { ms: Number.NaN, rss: rssMiB(child.pid), own: privateMiB(child.pid), cpu: cpuMs(child.pid) }
+  child.kill("SIGKILL")
+  await exited
+  return result
+}
+
 const startAB = async () => {
   const cacheDir = path.join(tmpDir("aide-bench-modules-"), "basic")
   const baselineDir = path.join(path.dirname(cacheDir), "baseline")
@@ -175,20 +199,23 @@ const startAB = async () => {
     }
   const precompiles = [await compile("precompile, cold")(), await compile("precompile, cached")()]
   if (baseline !== undefined) precompiles.push(await compile("precompile (baseline), cold", baseline, baselineDir)())
-  const sides = { babel: [], precompiled: [], baseline: [], host: [] }
+  const sides = { babel: [], precompiled: [], baseline: [], host: [], empty: [] }
   for (let round = 0; round < settings.starts; round++) {
     // Alternating, so both sides see the same machine.
     sides.babel.push(await startOnce(undefined))
     sides.precompiled.push(await startOnce(cacheDir))
     if (baseline !== undefined) sides.baseline.push(await startOnce(baselineDir, "compartment", baseline))
     sides.host.push(await startOnce(undefined, "host"))
+    sides.empty.push(await emptyNode())
   }
   removeDir(path.dirname(cacheDir))
+  const emptyRss = median(sides.empty.map((run) => run.rss))
   const row = (name, runs) => ({
     name,
     startMs: round(median(runs.map((run) => run.ms)), 0),
     cpuMs: round(median(runs.map((run) => run.cpu)), 0),
     rssMiB: round(median(runs.map((run) => run.rss)), 1),
+    overEmptyMiB: round(median(runs.map((run) => run.rss)) - emptyRss, 1),
     privateMiB: round(median(runs.map((run) => run.own)), 1),
   })
   return {
@@ -198,6 +225,7 @@ const startAB = async () => {
       row("compartment, precompiled", sides.precompiled),
       ...(baseline === undefined ? [] : [row("compartment, precompiled (PLUGIN_BASELINE)", sides.baseline)]),
       row("host trust (no SES: the Node floor)", sides.host),
+      row("`node -e 0`", sides.empty),
     ],
   }
 }
@@ -216,8 +244,22 @@ log(`process start, A/B: ${settings.starts} alternating rounds`)
 const starts = await startAB()
 console.log(
   table(
-    ["process start (median)", "start ms", "child CPU ms", "child RSS MiB", "child private MiB"],
-    starts.rows.map((row) => [row.name, row.startMs, row.cpuMs, row.rssMiB, row.privateMiB]),
+    [
+      "process start (median)",
+      "start ms",
+      "child CPU ms",
+      "child RSS MiB",
+      "RSS − `node -e 0` MiB",
+      "child private MiB",
+    ],
+    starts.rows.map((row) => [
+      row.name,
+      Number.isNaN(row.startMs) ? "" : row.startMs,
+      row.cpuMs,
+      row.rssMiB,
+      row.overEmptyMiB,
+      row.privateMiB,
+    ]),
   ),
 )
 for (const compile of starts.precompiles) {
