@@ -5,7 +5,8 @@
 // plugin processes' start time and RSS, and (A/B, alternating) a compartment process's start
 // with its modules precompiled (PluginPrecompile, as the loader does when a plugin is enabled)
 // against one that compiles them itself (loads Babel), and an empty `node -e 0` in the same
-// rounds (the floor the RSS is read against: "RSS − node -e 0").
+// rounds (the floor the RSS is read against: "RSS − node -e 0"); each started process then
+// answers one tool call and its RSS is read again ("RSS after a call": the input validator loads).
 //
 //   npx -y pnpm@10.20.0 -r build && node bench/plugin-call.mjs
 //
@@ -159,8 +160,11 @@ const startOnce = async (modules, trust = "compartment", kernel = { PluginProces
   const rss = rssMiB(pid)
   const own = privateMiB(pid)
   const cpu = cpuMs(pid)
+  // Then one tool call: what the process holds once it serves (the input validator loads on it).
+  await Effect.runPromise(plugin.callTool("echo", input))
+  const called = rssMiB(pid)
   await Effect.runPromise(Scope.close(scope, Exit.void))
-  return { ms, rss, own, cpu }
+  return { ms, rss, own, cpu, called }
 }
 
 /**
@@ -179,7 +183,13 @@ const emptyNode = async () => {
     }
   }
   while (!stopped()) await new Promise((resolve) => setTimeout(resolve, 2))
-  const result = { ms: Number.NaN, rss: rssMiB(child.pid), own: privateMiB(child.pid), cpu: cpuMs(child.pid) }
+  const result = {
+    ms: Number.NaN,
+    rss: rssMiB(child.pid),
+    own: privateMiB(child.pid),
+    cpu: cpuMs(child.pid),
+    called: Number.NaN,
+  }
   child.kill("SIGKILL")
   await exited
   return result
@@ -217,6 +227,7 @@ const startAB = async () => {
     rssMiB: round(median(runs.map((run) => run.rss)), 1),
     overEmptyMiB: round(median(runs.map((run) => run.rss)) - emptyRss, 1),
     privateMiB: round(median(runs.map((run) => run.own)), 1),
+    calledRssMiB: round(median(runs.map((run) => run.called)), 1),
   })
   return {
     precompiles,
@@ -251,6 +262,7 @@ console.log(
       "child RSS MiB",
       "RSS − `node -e 0` MiB",
       "child private MiB",
+      "RSS after a call MiB",
     ],
     starts.rows.map((row) => [
       row.name,
@@ -259,6 +271,7 @@ console.log(
       row.rssMiB,
       row.overEmptyMiB,
       row.privateMiB,
+      Number.isNaN(row.calledRssMiB) ? "" : row.calledRssMiB,
     ]),
   ),
 )
