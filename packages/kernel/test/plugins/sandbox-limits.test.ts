@@ -59,6 +59,20 @@ describe("a memory bomb", () => {
   })
 })
 
+describe("a 64 MiB cap", () => {
+  it("a plugin with the network grant that compiles its own modules starts and answers", async () => {
+    // Node's fetch classes (its endowments) load undici, whose WebAssembly memory V8 reserved up
+    // to 4 GiB of: under this cap's address-space limit the heap's next reservation then failed.
+    const plugin = await startPlugin({
+      pluginId: "escape",
+      limits: { ...fast, memoryMb: 64 },
+      permissions: { network: ["example.com"] },
+      backoff,
+    })
+    expect(await call(plugin, "ok")).toBe("ok")
+  })
+})
+
 describe("output", () => {
   it("100 MB of output is refused, the process stays up", async () => {
     const plugin = await startPlugin({ pluginId: "escape" })
