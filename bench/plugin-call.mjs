@@ -4,7 +4,9 @@
 // host trust) costs over calling the same tool in-process, both through Effect.runPromise; the
 // plugin processes' start time and RSS, and (A/B, alternating) a compartment process's start
 // with its modules precompiled (PluginPrecompile, as the loader does when a plugin is enabled)
-// against one that compiles them itself (loads Babel).
+// against one that compiles them itself (loads Babel), and an empty `node -e 0` in the same
+// rounds (the floor the RSS is read against: "RSS − node -e 0"); each started process then
+// answers one tool call and its RSS is read again ("RSS after a call": the input validator loads).
 //
 //   npx -y pnpm@10.20.0 -r build && node bench/plugin-call.mjs
 //
@@ -14,6 +16,7 @@
 // a change to the start is measured before/after in one run.
 // Prints a markdown table; writes bench/results/plugin-call-<timestamp>.json. ~10 s.
 
+import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
@@ -157,8 +160,39 @@ const startOnce = async (modules, trust = "compartment", kernel = { PluginProces
   const rss = rssMiB(pid)
   const own = privateMiB(pid)
   const cpu = cpuMs(pid)
+  // Then one tool call: what the process holds once it serves (the input validator loads on it).
+  await Effect.runPromise(plugin.callTool("echo", input))
+  const called = rssMiB(pid)
   await Effect.runPromise(Scope.close(scope, Exit.void))
-  return { ms, rss, own, cpu }
+  return { ms, rss, own, cpu, called }
+}
+
+/**
+ * An empty `node -e 0`, read at its end: the script stops itself (SIGSTOP, no module loaded for
+ * it) and its RSS is read while it is stopped, as a plugin process's is read once `init` answered.
+ */
+const emptyNode = async () => {
+  const child = spawn(process.execPath, ["-e", "0;process.kill(process.pid,'SIGSTOP')"], { stdio: "ignore" })
+  const exited = new Promise((resolve) => child.once("exit", resolve))
+  const stopped = () => {
+    try {
+      const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8")
+      return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "T"
+    } catch {
+      return false
+    }
+  }
+  while (!stopped()) await new Promise((resolve) => setTimeout(resolve, 2))
+  const result = {
+    ms: Number.NaN,
+    rss: rssMiB(child.pid),
+    own: privateMiB(child.pid),
+    cpu: cpuMs(child.pid),
+    called: Number.NaN,
+  }
+  child.kill("SIGKILL")
+  await exited
+  return result
 }
 
 const startAB = async () => {
@@ -175,21 +209,25 @@ const startAB = async () => {
     }
   const precompiles = [await compile("precompile, cold")(), await compile("precompile, cached")()]
   if (baseline !== undefined) precompiles.push(await compile("precompile (baseline), cold", baseline, baselineDir)())
-  const sides = { babel: [], precompiled: [], baseline: [], host: [] }
+  const sides = { babel: [], precompiled: [], baseline: [], host: [], empty: [] }
   for (let round = 0; round < settings.starts; round++) {
     // Alternating, so both sides see the same machine.
     sides.babel.push(await startOnce(undefined))
     sides.precompiled.push(await startOnce(cacheDir))
     if (baseline !== undefined) sides.baseline.push(await startOnce(baselineDir, "compartment", baseline))
     sides.host.push(await startOnce(undefined, "host"))
+    sides.empty.push(await emptyNode())
   }
   removeDir(path.dirname(cacheDir))
+  const emptyRss = median(sides.empty.map((run) => run.rss))
   const row = (name, runs) => ({
     name,
     startMs: round(median(runs.map((run) => run.ms)), 0),
     cpuMs: round(median(runs.map((run) => run.cpu)), 0),
     rssMiB: round(median(runs.map((run) => run.rss)), 1),
+    overEmptyMiB: round(median(runs.map((run) => run.rss)) - emptyRss, 1),
     privateMiB: round(median(runs.map((run) => run.own)), 1),
+    calledRssMiB: round(median(runs.map((run) => run.called)), 1),
   })
   return {
     precompiles,
@@ -198,6 +236,7 @@ const startAB = async () => {
       row("compartment, precompiled", sides.precompiled),
       ...(baseline === undefined ? [] : [row("compartment, precompiled (PLUGIN_BASELINE)", sides.baseline)]),
       row("host trust (no SES: the Node floor)", sides.host),
+      row("`node -e 0`", sides.empty),
     ],
   }
 }
@@ -216,8 +255,24 @@ log(`process start, A/B: ${settings.starts} alternating rounds`)
 const starts = await startAB()
 console.log(
   table(
-    ["process start (median)", "start ms", "child CPU ms", "child RSS MiB", "child private MiB"],
-    starts.rows.map((row) => [row.name, row.startMs, row.cpuMs, row.rssMiB, row.privateMiB]),
+    [
+      "process start (median)",
+      "start ms",
+      "child CPU ms",
+      "child RSS MiB",
+      "RSS − `node -e 0` MiB",
+      "child private MiB",
+      "RSS after a call MiB",
+    ],
+    starts.rows.map((row) => [
+      row.name,
+      Number.isNaN(row.startMs) ? "" : row.startMs,
+      row.cpuMs,
+      row.rssMiB,
+      row.overEmptyMiB,
+      row.privateMiB,
+      Number.isNaN(row.calledRssMiB) ? "" : row.calledRssMiB,
+    ]),
   ),
 )
 for (const compile of starts.precompiles) {

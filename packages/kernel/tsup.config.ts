@@ -44,7 +44,8 @@ export const runnerBundle: Options = {
   sourcemap: false,
   clean: true,
   splitting: false,
-  noExternal: ["ses"],
+  // SES, and the input validator (required on a plugin's first tool call: bundle-entry.cjs).
+  noExternal: ["ses", "@cfworker/json-schema"],
   define: { "import.meta.url": "__aideRuntimeUrl" },
   banner: {
     js: 'var __aideRuntimeUrl = require("node:url").pathToFileURL(require("node:path").join(__dirname, "..", "runner.mjs")).href;',

@@ -29,11 +29,24 @@ const prepare = (trust) => {
 }
 
 /**
+ * Packages the runner loads lazily that are in this bundle: evaluated on first use, from the
+ * bundle's text (CommonJS). The input validator comes here on a plugin's first tool call; through
+ * `import()` it brought Node's ES module loader with it, ~18 MiB of the process for good
+ * (docs/plugin-sandbox.md, "Memory"). The module transformer stays an `import()`: only a plugin
+ * without precompiled records needs it.
+ */
+const bundled = { "@cfworker/json-schema": () => require("@cfworker/json-schema") }
+
+/**
  * `load`: the `import()` of a module Node loaded itself. start.cjs passes its own: in code from a
  * V8 code cache, `import()` fails on Node 20 ("A dynamic import callback was not specified").
  */
 const main = (trust, modulesDir, load = (url) => import(url)) => {
-  setImporter((specifier) => load(pathToFileURL(fromRuntime.resolve(specifier)).href))
+  setImporter((specifier) =>
+    Object.hasOwn(bundled, specifier)
+      ? Promise.resolve().then(bundled[specifier])
+      : load(pathToFileURL(fromRuntime.resolve(specifier)).href),
+  )
   prepare(trust).run({ trust, modulesDir })
 }
 

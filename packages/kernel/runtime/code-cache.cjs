@@ -9,14 +9,16 @@ const vm = require("node:vm")
 
 /**
  * A cache's file name. V8 accepts a cache only from the same Node, the same V8 flags
- * (`--max-old-space-size`, which a plugin's limits change, and `--verify-snapshot-checksum`) and
+ * (`--max-old-space-size` and `--wasm-max-mem-pages`, which a plugin's limits change, and the
+ * fixed ones of RunnerPaths.ts's `codeCacheFlags`) and
  * source of the same length, so all three name it (the text by its hash): a process with other
  * flags, or a rebuilt file, finds none and compiles, as without one.
  */
+const namedFlags =
+  /^--(max-old-space-size|wasm-max-mem-pages|verify-snapshot-checksum|max-semi-space-size|interrupt-budget)/
+
 const cacheName = (prefix, text) => {
-  const flags = process.execArgv
-    .filter((flag) => /^--(max-old-space-size|verify-snapshot-checksum)/.test(flag))
-    .join(" ")
+  const flags = process.execArgv.filter((flag) => namedFlags.test(flag)).join(" ")
   return `${prefix}-${createHash("sha256").update(`${process.version}\0${flags}\0${text}`).digest("hex").slice(0, 32)}.v8`
 }
 

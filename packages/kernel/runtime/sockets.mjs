@@ -14,8 +14,9 @@ const TypeErrorClass = TypeError
 const isView = ArrayBuffer.isView
 const ArrayBufferClass = ArrayBuffer
 const URLClass = URL
-const HeadersClass = globalThis.Headers
 const isArray = Array.isArray
+const getPrototypeOf = Object.getPrototypeOf
+const ObjectPrototype = Object.prototype
 
 /** Sockets of this process by id: each a function taking its events. */
 const sockets = new Map()
@@ -96,15 +97,26 @@ const sender = (onError) => {
   }
 }
 
+/**
+ * Node's `Headers`, read when first needed: `globalThis.Headers` is a getter that loads Node's
+ * fetch client (undici, with http, http2, tls, zlib, worker_threads: ~11 MiB of a process), which a
+ * channel that never passes headers as an object does not need (docs/plugin-sandbox.md, "Memory").
+ */
+let HeadersClass
+const headersClass = () => {
+  HeadersClass ??= globalThis.Headers
+  return HeadersClass
+}
+
 /** Headers given as a plain object, a `Headers` or `[name, value]` pairs, as pairs of strings. */
 const headerList = (given) => {
   if (given === undefined || given === null) return []
-  const pairs =
-    HeadersClass !== undefined && given instanceof HeadersClass
+  const proto = getPrototypeOf(given)
+  const pairs = isArray(given)
+    ? given
+    : proto !== ObjectPrototype && proto !== null && headersClass() !== undefined && given instanceof HeadersClass
       ? [...given]
-      : isArray(given)
-        ? given
-        : Object.keys(given).map((name) => [name, given[name]])
+      : Object.keys(given).map((name) => [name, given[name]])
   return pairs.map((pair) => [text(pair?.[0], "a header name"), text(pair?.[1], "a header value")])
 }
 

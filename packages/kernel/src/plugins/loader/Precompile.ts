@@ -2,7 +2,7 @@ import { spawn } from "node:child_process"
 import { promises as fs } from "node:fs"
 import * as path from "node:path"
 import { Data, Effect } from "effect"
-import { codeCacheFlags, runnerPaths } from "../sandbox/RunnerPaths.js"
+import { codeCacheFlags, memoryFlags, runnerPaths } from "../sandbox/RunnerPaths.js"
 
 /**
  * Compiling a sandboxed plugin's modules before its process starts (runtime/precompile.mjs), so
@@ -51,7 +51,9 @@ const run = async (request: PrecompileRequest, signal: AbortSignal): Promise<Pre
     ...[...readable, directory, cacheDir].map((p) => `--allow-fs-read=${p}`),
     `--allow-fs-write=${cacheDir}`,
     ...codeCacheFlags,
-    `--max-old-space-size=${(request.memoryMb ?? 0) >= minimumMemoryMb ? request.memoryMb : limits.memoryMb}`,
+    ...memoryFlags(
+      request.memoryMb !== undefined && request.memoryMb >= minimumMemoryMb ? request.memoryMb : limits.memoryMb,
+    ),
     script,
     // The code cache it writes is the first script's of the plugin process: the bundle's or SES's.
     JSON.stringify({ directory, entries: request.entries, cacheDir, bundled }),

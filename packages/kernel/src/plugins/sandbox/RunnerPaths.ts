@@ -14,11 +14,35 @@ const candidates = ["../runtime/plugin-runner.mjs", "../../../runtime/plugin-run
 const runnerPackages = ["ses", "@endo/module-source", "@cfworker/json-schema"]
 
 /**
- * V8 flags of every process that writes or reads a code cache (precompile.mjs, a compartment
- * process): V8 then checks a cache's checksum and compiles instead of a damaged cache, which
- * without it aborts the process while deserializing. (~1 ms of a start.)
+ * V8 flags of every plugin process (both trusts), for its memory (docs/plugin-sandbox.md,
+ * "Memory"): a young generation of at most 1 MiB per semi-space instead of growing to 16
+ * (a start grew it to 2, ~2 MiB of RSS held after `init`; no measurable cost to an
+ * allocation-heavy tool's CPU).
  */
-export const codeCacheFlags = ["--verify-snapshot-checksum"] as const
+export const heapFlags = ["--max-semi-space-size=1"] as const
+
+/**
+ * V8 flags of every process that writes or reads a code cache (precompile.mjs, a compartment
+ * process), the same in both since V8 refuses a cache made under other flags.
+ * `--verify-snapshot-checksum`: V8 checks a cache's checksum and compiles instead of a damaged
+ * cache, which without it aborts the process while deserializing (~1 ms of a start).
+ * `--interrupt-budget` (4× V8's): SES's `harden` walk over the intrinsics during `lockdown()` no
+ * longer reaches TurboFan, whose one compile mapped ~3.5 MiB more of the Node binary's code
+ * into every plugin process; a hot tool function is still optimized, a little later.
+ */
+export const codeCacheFlags = ["--verify-snapshot-checksum", "--interrupt-budget=270336", ...heapFlags] as const
+
+/**
+ * The memory cap's V8 flags, for a process capped at `memoryMb`: the old generation, and each
+ * WebAssembly memory at most as large (64 KiB pages). Without the second, V8 reserves 4 GiB of
+ * address space for a growable memory (undici's HTTP parser, when Node's fetch classes load) or
+ * as much as the address-space cap leaves, and the heap's next reservation then fails: a 64 MiB
+ * process aborted at start ("Scavenger: semi-space copy Allocation failed").
+ */
+export const memoryFlags = (memoryMb: number): Array<string> => [
+  `--max-old-space-size=${memoryMb}`,
+  `--wasm-max-mem-pages=${memoryMb * 16}`,
+]
 
 export interface RunnerPaths {
   /** The script a plugin process of each trust runs (the bundled runner's when `bundled`). */

@@ -4,7 +4,7 @@ import { launch, missingWalls } from "./Containment.js"
 import type { PluginDescription } from "./Description.js"
 import { permissionPaths } from "./FsGrants.js"
 import type { PluginProcessOptions } from "./PluginProcess.js"
-import { codeCacheFlags, runnerPaths } from "./RunnerPaths.js"
+import { codeCacheFlags, heapFlags, memoryFlags, runnerPaths } from "./RunnerPaths.js"
 import type { Peer } from "./SocketBroker.js"
 import { type Backoff, delays } from "./Supervisor.js"
 
@@ -31,8 +31,8 @@ interface Setup {
 
 /** The node flags of a child: the permission model for a compartment, the memory cap for both. */
 export const execArgv = async ({ options, limits }: Pick<Setup, "options" | "limits">): Promise<Array<string>> => {
-  const memory = `--max-old-space-size=${limits.memoryMb}`
-  if (options.trust === "host") return [memory]
+  const memory = memoryFlags(limits.memoryMb)
+  if (options.trust === "host") return [...heapFlags, ...memory]
   const { readable } = await runnerPaths()
   const granted = [
     ...(await permissionPaths(options.directory, options.permissions.fs ?? [], readable)),
@@ -44,7 +44,7 @@ export const execArgv = async ({ options, limits }: Pick<Setup, "options" | "lim
     "--disable-warning=ExperimentalWarning",
     ...granted.map((p) => `--allow-fs-read=${p}`),
     ...codeCacheFlags,
-    memory,
+    ...memory,
   ]
 }
 
