@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto"
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -5,7 +6,7 @@ import { Inbox } from "@aide/kernel"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ChatTestServer, startChatServer } from "../../server/test/support/chat.js"
-import { password, request, startServer, type TestServer } from "../../server/test/support/server.js"
+import { password, request, setup, startServer, type TestServer } from "../../server/test/support/server.js"
 import { latestMigration } from "../src/Sqlite.js"
 import { aide, home } from "./support/cli.js"
 
@@ -283,6 +284,28 @@ describe("aide backup and restore", () => {
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout)).toMatchObject({ file, migration: latestMigration })
     expect(statSync(file).mode & 0o777).toBe(0o600)
+  })
+
+  it("a backup holds a provider connection sealed: its provider in clear, never its key or base URL", async () => {
+    const { token } = await setup(server)
+    const key = `sk-backup-${randomBytes(16).toString("hex")}`
+    const baseUrl = "http://127.0.0.1:9/backup-only/v1"
+    const connected = await request(`${server.url}/api/models/connections/openai-compatible`, {
+      method: "PUT",
+      token,
+      body: { values: { OPENAI_COMPATIBLE_BASE_URL: baseUrl, OPENAI_COMPATIBLE_API_KEY: key } },
+    })
+    expect(connected.status).toBe(200)
+    const config = await request(`${server.url}/api/config`, { token })
+    expect(JSON.stringify(config.body)).not.toContain(key)
+    expect(JSON.stringify(config.body)).not.toContain("backup-only")
+    const file = join(user.dir, "aide-backup-connections.db")
+    expect((await aide(["backup", file, "--data-dir", dataDir, "--json"])).code).toBe(0)
+    const bytes = readFileSync(file)
+    expect(bytes.includes("openai-compatible")).toBe(true)
+    expect(bytes.includes(key)).toBe(false)
+    expect(bytes.includes(key.slice(-12))).toBe(false)
+    expect(bytes.includes("backup-only")).toBe(false)
   })
 
   it("restore refuses while a server runs on the data directory (exit 1), and works once it stopped", async () => {

@@ -70,6 +70,7 @@ describe("Web Push against a push service started by the test", () => {
     subscribed.clear()
     service.received.length = 0
     service.statuses.clear()
+    service.hooks.onPush = undefined
     server.model.reset()
   })
 
@@ -191,5 +192,28 @@ describe("Web Push against a push service started by the test", () => {
       url: `/app/chat/${threadId}`,
     })
     expect(JSON.stringify(payload)).not.toContain("secret")
+  })
+
+  it("pushes an approval once it is committed: on receipt, the thread shows it waiting", async () => {
+    const { keys } = await subscribe("/sub/d")
+    // What a browser does on a push: open its link. The push service answers once it has.
+    const seenOnReceipt: Array<Array<unknown>> = []
+    service.hooks.onPush = async (pushed) => {
+      const { url } = payloadOf(pushed, keys) as { url: string }
+      const threadId = decodeURIComponent(url.slice("/app/chat/".length))
+      const thread = await api(`/api/threads/${encodeURIComponent(threadId)}`)
+      const parts = (thread.body.messages ?? []).flatMap((message: { parts: Array<unknown> }) => message.parts)
+      seenOnReceipt.push(parts.filter((part: { state?: string }) => part.state === "approval-requested"))
+    }
+    server.model.script({
+      toolCalls: [{ id: "call_2", name: "probe_delete_file", arguments: { path: "/tmp/receipt" } }],
+    })
+    const response = await chat(server, "Delete the receipt")
+    await response.text()
+    await until(() => pushesTo("/sub/d")[0], "the approval push")
+    await until(() => (seenOnReceipt.length > 0 ? true : undefined), "the thread read on receipt")
+    expect(seenOnReceipt[0]).toEqual([
+      expect.objectContaining({ toolName: "probe_delete_file", toolCallId: "call_2", state: "approval-requested" }),
+    ])
   })
 })

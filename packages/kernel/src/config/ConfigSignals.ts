@@ -1,5 +1,5 @@
-import { Duration, Effect, Option, Schedule, type Scope, Stream } from "effect"
-import { ReplicaSignals } from "../replicas/ReplicaSignals.js"
+import { Duration, Effect, type Scope } from "effect"
+import { followRereads } from "../replicas/ReplicaSignals.js"
 
 /** The channel of config changes: the message carries nothing, receivers re-read the store. */
 export const channel = "aide.config.changed"
@@ -14,11 +14,4 @@ export const safetyNetInterval = Duration.seconds(15)
  * everywhere. Without signals (one process) nothing is followed. Returns the announcement.
  */
 export const follow = (reread: Effect.Effect<void>): Effect.Effect<Effect.Effect<void>, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const found = yield* Effect.serviceOption(ReplicaSignals)
-    if (Option.isNone(found)) return Effect.void
-    const signals = found.value
-    yield* Effect.forkScoped(Stream.runForEach(signals.subscribe(channel), () => reread))
-    yield* Effect.forkScoped(Effect.repeat(reread, Schedule.spaced(safetyNetInterval)))
-    return signals.publish(channel, "")
-  })
+  Effect.map(followRereads(channel, reread, safetyNetInterval), (announce) => announce(""))

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, PubSub, Stream } from "effect"
+import { Context, type Duration, Effect, Layer, Option, PubSub, Schedule, type Scope, Stream } from "effect"
 
 /**
  * Small messages between the replicas of one deployment: "session revoked", "config changed",
@@ -39,3 +39,23 @@ export const layerLocal: Layer.Layer<ReplicaSignals> = Layer.scoped(
     }
   }),
 )
+
+/**
+ * Follows a source the replicas share (a table every replica caches): `reread` runs whenever a
+ * replica, this one included, announces a change on `channel`, and every `safetyNet` anyway, so
+ * a lost message is made good then. Without `ReplicaSignals` (one process) nothing is followed.
+ * Returns the announcement (a no-op without signals).
+ */
+export const followRereads = (
+  channel: string,
+  reread: Effect.Effect<void>,
+  safetyNet: Duration.DurationInput,
+): Effect.Effect<(message: string) => Effect.Effect<void>, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const found = yield* Effect.serviceOption(ReplicaSignals)
+    if (Option.isNone(found)) return () => Effect.void
+    const signals = found.value
+    yield* Effect.forkScoped(Stream.runForEach(signals.subscribe(channel), () => reread))
+    yield* Effect.forkScoped(Effect.repeat(reread, Schedule.spaced(safetyNet)))
+    return (message) => signals.publish(channel, message)
+  })

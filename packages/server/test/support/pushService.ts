@@ -11,18 +11,21 @@ export interface PushRequest {
 
 /**
  * A loopback HTTP server playing a push service (RFC 8030): records each POST and answers the
- * status set for its path (default 201 Created).
+ * status set for its path (default 201 Created), after `hooks.onPush` (what a browser does on
+ * receipt, e.g. open the link) when one is set.
  */
 export const startPushService = async () => {
   const received: Array<PushRequest> = []
   const statuses = new Map<string, number>()
+  const hooks: { onPush?: ((pushed: PushRequest) => Promise<void>) | undefined } = {}
   const server = createServer((request, response) => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
     request.on("end", () => {
       const path = request.url ?? "/"
-      received.push({ path, headers: request.headers, body: Buffer.concat(chunks) })
-      response.writeHead(statuses.get(path) ?? 201).end()
+      const pushed = { path, headers: request.headers, body: Buffer.concat(chunks) }
+      received.push(pushed)
+      void Promise.resolve(hooks.onPush?.(pushed)).finally(() => response.writeHead(statuses.get(path) ?? 201).end())
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -31,6 +34,7 @@ export const startPushService = async () => {
     origin: `http://127.0.0.1:${port}`,
     received,
     statuses,
+    hooks,
     close: () => new Promise((resolve) => server.close(resolve)),
   }
 }

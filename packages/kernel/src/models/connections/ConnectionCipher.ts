@@ -34,10 +34,16 @@ export const make = (secret: Redacted.Redacted<Uint8Array>): ConnectionCipher =>
     const [tag, nonce, body, authTag, ...rest] = sealed.split(".")
     if (tag !== version || nonce === undefined || body === undefined || authTag === undefined || rest.length > 0)
       return undefined
+    // The whole 16-byte tag or nothing: GCM otherwise accepts a truncated tag (down to 4 bytes),
+    // which someone able to write the table could forge far more cheaply.
+    const tag16 = Buffer.from(authTag, "base64url")
+    if (tag16.byteLength !== 16) return undefined
     try {
-      const decipher = Crypto.createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64url"))
+      const decipher = Crypto.createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64url"), {
+        authTagLength: 16,
+      })
       decipher.setAAD(Buffer.from(provider, "utf8"))
-      decipher.setAuthTag(Buffer.from(authTag, "base64url"))
+      decipher.setAuthTag(tag16)
       return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8")
     } catch {
       return undefined

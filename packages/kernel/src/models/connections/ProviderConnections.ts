@@ -1,4 +1,5 @@
-import { Context, Effect, Layer, type Redacted, Schema } from "effect"
+import { Context, Duration, Effect, Layer, type Redacted, Schema } from "effect"
+import { followRereads } from "../../replicas/ReplicaSignals.js"
 import type { StorageError } from "../../storage/StorageError.js"
 import { ModelRegistry } from "../ModelRegistry.js"
 import * as ConnectionCipher from "./ConnectionCipher.js"
@@ -53,6 +54,12 @@ const parse = (text: string | undefined): Record<string, string> | undefined => 
   return typeof value === "object" && value !== null ? (value as Record<string, string>) : undefined
 }
 
+/** The channel of connection changes: the message is the provider id, receivers re-read the store. */
+export const channel = "aide.connections.changed"
+
+/** The periodic re-read with several replicas: a change whose message was lost shows within this. */
+export const safetyNetInterval = Duration.seconds(15)
+
 export const make = (options: Options) =>
   Effect.gen(function* () {
     const store = yield* ConnectionStore
@@ -70,18 +77,55 @@ export const make = (options: Options) =>
       setByEnvironment: connectable?.(provider)?.setByEnvironment ?? false,
     })
 
-    // At start: every connection that opens goes to the registry; one that does not is reported
-    // by provider (never a value) and listed as unreadable.
-    for (const row of yield* store.list) {
-      const values = parse(cipher.open(row.provider, row.sealed))
-      if (values === undefined) {
-        yield* Effect.logWarning(
-          `the connection of provider ${row.provider} does not open with this server's secret (was AIDE_JWT_SECRET or jwt-secret changed?): set it again in Settings`,
+    // What the registry has of each provider, as the sealed text it came from: a re-read hands
+    // the registry only what changed (handing it a provider drops its cached clients and model
+    // list). One writer at a time, so an older read is never applied over a newer one.
+    const applied = new Map<string, string>()
+    const writer = yield* Effect.makeSemaphore(1)
+    const hand = (provider: string, values: Readonly<Record<string, string>> | undefined) =>
+      connect === undefined ? Effect.void : connect(provider, values).pipe(Effect.catchAll(() => Effect.void))
+
+    // A connection that does not open is reported by provider (never a value), listed as
+    // unreadable, and unconfigures its provider here.
+    const apply = (provider: string, sealed: string | undefined) =>
+      Effect.suspend(() => {
+        if (applied.get(provider) === sealed) return Effect.void
+        if (sealed === undefined) {
+          applied.delete(provider)
+          return hand(provider, undefined)
+        }
+        applied.set(provider, sealed)
+        const values = parse(cipher.open(provider, sealed))
+        if (values !== undefined) return hand(provider, values)
+        return Effect.zipRight(
+          Effect.logWarning(
+            `the connection of provider ${provider} does not open with this server's secret (was AIDE_JWT_SECRET or jwt-secret changed?): set it again in Settings`,
+          ),
+          hand(provider, undefined),
         )
-      } else if (connect !== undefined) {
-        yield* connect(row.provider, values).pipe(Effect.catchAll(() => Effect.void))
-      }
-    }
+      })
+
+    const load = writer.withPermits(1)(
+      Effect.gen(function* () {
+        const rows = yield* store.list
+        for (const row of rows) yield* apply(row.provider, row.sealed)
+        const kept = new Set(rows.map((row) => row.provider))
+        for (const provider of [...applied.keys()]) if (!kept.has(provider)) yield* apply(provider, undefined)
+      }),
+    )
+
+    // At start every stored connection goes to the registry (a store that cannot be read fails
+    // the start). With several replicas, a change made on another one reaches this one by its
+    // signal (Redis or PostgreSQL), at once, or by the periodic re-read: the chat path never
+    // reads the store.
+    yield* load
+    const announce = yield* followRereads(
+      channel,
+      load.pipe(
+        Effect.catchAll((error) => Effect.logWarning("provider connections could not be re-read", error.message)),
+      ),
+      safetyNetInterval,
+    )
 
     const list = Effect.map(store.list, (rows) =>
       rows.map((row) => summary(row.provider, row.updatedAt, parse(cipher.open(row.provider, row.sealed)))),
@@ -101,24 +145,42 @@ export const make = (options: Options) =>
         })
       }
       const checked = yield* checkValues(provider, rules, values)
-      const row = yield* store.put(provider, cipher.seal(provider, JSON.stringify(checked)))
-      yield* connect(provider, checked).pipe(Effect.orDie)
+      const row = yield* writer.withPermits(1)(
+        Effect.gen(function* () {
+          const row = yield* store.put(provider, cipher.seal(provider, JSON.stringify(checked)))
+          applied.set(provider, row.sealed)
+          yield* connect(provider, checked).pipe(Effect.orDie)
+          return row
+        }),
+      )
+      // Sent before the answer: once the owner sees it saved, every replica has been told.
+      yield* announce(provider)
       return summary(provider, row.updatedAt, checked)
     })
 
     const remove = Effect.fn("ProviderConnections.remove")(function* (provider: string) {
       if (connect === undefined || connectable?.(provider) === undefined)
         return yield* new InvalidConnection({ message: `unknown provider ${provider}` })
-      const removed = yield* store.remove(provider)
-      yield* connect(provider, undefined).pipe(Effect.orDie)
+      const removed = yield* writer.withPermits(1)(
+        Effect.gen(function* () {
+          const removed = yield* store.remove(provider)
+          applied.delete(provider)
+          yield* connect(provider, undefined).pipe(Effect.orDie)
+          return removed
+        }),
+      )
+      if (removed) yield* announce(provider)
       return removed
     })
 
     return ProviderConnections.of({ list, set, remove })
   })
 
-/** Needs the `ConnectionStore` and the `ModelRegistry` the chat uses. */
+/**
+ * Needs the `ConnectionStore` and the `ModelRegistry` the chat uses; with a `ReplicaSignals` in
+ * context (several replicas), follows the changes the other replicas make.
+ */
 export const layer = (
   options: Options,
 ): Layer.Layer<ProviderConnections, StorageError, ConnectionStore | ModelRegistry> =>
-  Layer.effect(ProviderConnections, make(options))
+  Layer.scoped(ProviderConnections, make(options))
