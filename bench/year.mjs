@@ -20,7 +20,7 @@
 // Prints a markdown table; writes bench/results/year-<timestamp>.json.
 
 import { execFileSync } from "node:child_process"
-import { mkdirSync, statSync } from "node:fs"
+import { mkdirSync, rmSync, statSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
@@ -42,8 +42,10 @@ import {
   tmpDir,
   writeResults,
 } from "./harness.mjs"
+import { emptyDatabase, yearDatabase } from "./year-pg.mjs"
 import { recallTimes } from "./year-recall.mjs"
-import { seedYear } from "./year-seed.mjs"
+import { schedulerPassTimes } from "./year-scheduler.mjs"
+import { seedThreads, seedYear, yearTasks } from "./year-seed.mjs"
 
 const { values: flags } = parseArgs({
   options: {
@@ -52,16 +54,22 @@ const { values: flags } = parseArgs({
     samples: { type: "string", default: "60" },
     chats: { type: "string", default: "10" },
     starts: { type: "string", default: "3" },
+    storage: { type: "string", default: "sqlite" },
+    "pg-url": { type: "string", default: process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" },
+    "seed-only": { type: "boolean", default: false },
   },
 })
 const scale = Number(flags.scale)
 if (!(scale > 0 && scale <= 1)) throw new Error("--scale: a number in (0, 1]")
+if (!["sqlite", "postgres"].includes(flags.storage)) throw new Error("--storage: sqlite or postgres")
+const postgres = flags.storage === "postgres"
 const settings = {
   scale,
+  storage: flags.storage,
   samples: Number(flags.samples),
   chats: Number(flags.chats),
   starts: Number(flags.starts),
-  dir: flags.dir ?? path.join(os.tmpdir(), `aide-year-${scale}`),
+  dir: flags.dir ?? path.join(os.tmpdir(), postgres ? `aide-year-pg-${scale}` : `aide-year-${scale}`),
 }
 const { FakeModelServer } = await import(pathToFileURL(path.join(root, "packages/testing/dist/index.js")).href)
 
@@ -118,10 +126,71 @@ const chatOnce = async (url, auth, text, threadId) => {
 
 const isMemoryCall = (req) => /memory (observer|reflector)|title/i.test(JSON.stringify(req.body?.messages?.[0] ?? ""))
 
-/** Every figure on one data directory; `longThreadId` only for the year. */
-const measure = async (label, dataDir, longThreadId) => {
+/** The list's first page alone (the empty directory with a full page of threads). */
+const measureList = async (label, dataDir, databaseUrl) => {
+  const server = await startServer({ dataDir, env: databaseUrl ? { DATABASE_URL: databaseUrl } : {} })
+  try {
+    const auth = await setUp(server.url)
+    const list = await timeGets(server.url, auth, "/api/threads")
+    const out = { label, list: { ...list, total: list.body.total, entries: list.body.threads.length, body: undefined } }
+    log(`${label}: ${JSON.stringify(out)}`)
+    return out
+  } finally {
+    await server.stop()
+  }
+}
+
+/** `aide doctor` on the directory, the server stopped and the CLI logged in nowhere (median). */
+const doctorTime = (dataDir, databaseUrl) => {
+  const cliConfig = tmpDir("aide-year-cli-")
+  const times = []
+  try {
+    for (let i = 0; i < settings.starts + 1; i++) {
+      const t0 = performance.now()
+      try {
+        execFileSync(
+          process.execPath,
+          [path.join(root, "packages/cli/bin/aide.mjs"), "doctor", "--data-dir", dataDir, "--port", "1", "--json"],
+          {
+            stdio: "ignore",
+            env: {
+              ...process.env,
+              AIDE_CLI_CONFIG: path.join(cliConfig, "cli.json"),
+              DATABASE_URL: databaseUrl ?? "",
+            },
+          },
+        )
+      } catch {
+        // Exit 1: a check failed (no provider key in this shell, the port): the time is what counts.
+      }
+      if (i > 0) times.push(performance.now() - t0)
+    }
+  } finally {
+    removeDir(cliConfig)
+  }
+  return { ms: median(times), n: times.length }
+}
+
+/** The backup: `aide backup` on SQLite; on PostgreSQL the `pg_dump` it tells the owner to run. */
+const backupTime = (dataDir, databaseUrl) => {
+  const file = path.join(tmpDir("aide-year-backup-"), "backup.db")
+  const t0 = performance.now()
+  if (databaseUrl) execFileSync("pg_dump", ["--format=custom", `--file=${file}`, databaseUrl], { stdio: "ignore" })
+  else
+    execFileSync(
+      process.execPath,
+      [path.join(root, "packages/cli/bin/aide.mjs"), "backup", file, "--data-dir", dataDir],
+      { stdio: "ignore" },
+    )
+  const out = { ms: performance.now() - t0, bytes: statSync(file).size, how: databaseUrl ? "pg_dump -Fc" : "aide backup" }
+  removeDir(path.dirname(file))
+  return out
+}
+
+/** Every figure on one data directory (and database); `longThreadId` only for the year. */
+const measure = async (label, dataDir, databaseUrl, longThreadId, tasks) => {
   const fake = await FakeModelServer.start()
-  const env = { OPENAI_COMPATIBLE_BASE_URL: fake.url }
+  const env = { OPENAI_COMPATIBLE_BASE_URL: fake.url, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }
   const out = { label }
   try {
     // Cold starts: spawn until the first `GET /` is answered; RSS right after.
@@ -183,40 +252,45 @@ const measure = async (label, dataDir, longThreadId) => {
     out.server = undefined
     await fake.close()
   }
-  out.recall = await recallTimes(dataDir, Math.max(50, settings.samples))
-
-  const file = path.join(tmpDir("aide-year-backup-"), "backup.db")
-  const t0 = performance.now()
-  execFileSync(
-    process.execPath,
-    [path.join(root, "packages/cli/bin/aide.mjs"), "backup", file, "--data-dir", dataDir],
-    {
-      stdio: "ignore",
-    },
-  )
-  out.backup = { ms: performance.now() - t0, bytes: statSync(file).size }
-  removeDir(path.dirname(file))
+  out.recall = await recallTimes(dataDir, Math.max(50, settings.samples), databaseUrl)
+  out.scheduler = await schedulerPassTimes(dataDir, Math.max(20, Math.round(settings.samples / 2)), databaseUrl, tasks)
+  out.doctor = doctorTime(dataDir, databaseUrl)
+  out.backup = backupTime(dataDir, databaseUrl)
   log(`${label}: ${JSON.stringify(out)}`)
   return out
 }
 
 mkdirSync(settings.dir, { recursive: true })
-const seeded = await seedYear(settings.dir, scale)
+const yearDb = postgres ? await yearDatabase(flags["pg-url"], scale) : undefined
+// A new database is an unseeded one, whatever the directory's marker says.
+if (yearDb?.created) rmSync(path.join(settings.dir, "year-seed.json"), { force: true })
+const seeded = await seedYear(settings.dir, scale, yearDb?.url)
+if (flags["seed-only"]) process.exit(0)
 results.seeded = seeded
 const emptyDir = tmpDir("aide-year-empty-")
+const pageDir = tmpDir("aide-year-page-")
+const emptyDb = postgres ? await emptyDatabase(flags["pg-url"]) : undefined
+const pageDb = postgres ? await emptyDatabase(flags["pg-url"]) : undefined
 try {
-  results.empty = await measure("empty", emptyDir)
+  // The empty side gets the year's 200 tasks for the scheduler's pass (after its HTTP figures).
+  results.empty = await measure("empty", emptyDir, emptyDb?.url, undefined, yearTasks(seeded.sizes.tasks))
   results.loadavg.push(os.loadavg())
-  results.year = await measure("year", settings.dir, seeded.longThreadIds[0])
+  await seedThreads(pageDir, 50, pageDb?.url)
+  results.page = await measureList("empty + 50 threads", pageDir, pageDb?.url)
+  results.year = await measure("year", settings.dir, yearDb?.url, seeded.longThreadIds[0])
   results.loadavg.push(os.loadavg())
 } finally {
   removeDir(emptyDir)
+  removeDir(pageDir)
+  await emptyDb?.drop()
+  await pageDb?.drop()
 }
 
-const { empty, year } = results
+const { empty, page, year } = results
 const ms = (v) => `${round(v, 1)} ms`
 const pair = (s) => `${ms(s.p50)} / ${ms(s.p95)}`
 const ratio = (a, b) => `${round(a / b, 2)}×`
+const perItem = (s, items) => (items > 0 ? ` (${round((s.p50 / items) * 1000, 1)} µs each)` : "")
 const row = (name, key) => [name, pair(empty[key]), pair(year[key]), ratio(year[key].p50, empty[key].p50)]
 const rows = [
   ["cold start to first `GET /` (median)", ms(empty.startMs), ms(year.startMs), ratio(year.startMs, empty.startMs)],
@@ -227,16 +301,32 @@ const rows = [
     ratio(year.rssMiB, empty.rssMiB),
   ],
   row(`GET /api/threads, first page (${empty.list.total} / ${year.list.total} roots)`, "list"),
+  [
+    `GET /api/threads, first page: 50 entries on an empty directory with 50 threads, vs the year's`,
+    pair(page.list),
+    pair(year.list),
+    ratio(year.list.p50, page.list.p50),
+  ],
   row(`GET /api/threads?page=N, last page (${empty.lastPage.page} / ${year.lastPage.page})`, "lastPage"),
   row("GET /api/threads/:id, a chat's thread", "chatDetail"),
   [
     `GET /api/threads/:id, ${year.longDetail.messages}-message thread (per message)`,
     "",
-    `${pair(year.longDetail)} (${round((year.longDetail.p50 / year.longDetail.messages) * 1000, 1)} µs)`,
+    `${pair(year.longDetail)}${perItem(year.longDetail, year.longDetail.messages)}`,
     "",
   ],
-  row(`GET /api/inbox (${empty.inbox.messages} / ${year.inbox.messages} messages)`, "inbox"),
-  row(`GET /api/schedule (${empty.schedule.tasks} / ${year.schedule.tasks} tasks)`, "schedule"),
+  [
+    `GET /api/inbox (${empty.inbox.messages} / ${year.inbox.messages} messages)`,
+    pair(empty.inbox),
+    `${pair(year.inbox)}${perItem({ p50: year.inbox.p50 - empty.inbox.p50 }, year.inbox.messages)}`,
+    ratio(year.inbox.p50, empty.inbox.p50),
+  ],
+  [
+    `GET /api/schedule (${empty.schedule.tasks} / ${year.schedule.tasks} tasks)`,
+    pair(empty.schedule),
+    `${pair(year.schedule)}${perItem({ p50: year.schedule.p50 - empty.schedule.p50 }, year.schedule.tasks)}`,
+    ratio(year.schedule.p50, empty.schedule.p50),
+  ],
   row("chat, first text delta, new thread", "chatNew"),
   [
     `chat, first text delta, the ${seeded.sizes.longLength}-message thread (${year.longMessagesSentToModel} messages sent to the model)`,
@@ -245,16 +335,21 @@ const rows = [
     ratio(year.chatLong.p50, empty.chatNew.p50),
   ],
   row("recall, `Recall.forTurn` (in-process)", "recall"),
+  row(
+    `scheduler due-check pass, \`DueRunner.runDue\` (${empty.scheduler.tasks} / ${year.scheduler.tasks} tasks, nothing due)`,
+    "scheduler",
+  ),
+  ["`aide doctor` (median)", ms(empty.doctor.ms), ms(year.doctor.ms), ratio(year.doctor.ms, empty.doctor.ms)],
   [
-    "`aide backup`",
+    `backup (\`${year.backup.how}\`)`,
     `${ms(empty.backup.ms)} (${round(empty.backup.bytes / 2 ** 20, 1)} MiB)`,
     `${ms(year.backup.ms)} (${round(year.backup.bytes / 2 ** 20, 1)} MiB)`,
     ratio(year.backup.ms, empty.backup.ms),
   ],
 ]
-console.log(
-  `\nA year of use at scale ${scale} (${seeded.messages.toLocaleString("en")} messages, ${seeded.sizes.threads.toLocaleString("en")} threads, ${seeded.observations.toLocaleString("en")} observations, ${seeded.sizes.inbox} inbox messages, ${seeded.sizes.tasks} tasks × ${seeded.sizes.runsPerTask} runs; seeded in ${seeded.seconds} s), SQLite; node ${process.version}, ${os.cpus().length} cores, load ${results.loadavg.map((l) => l[0].toFixed(1)).join(" → ")}\n`,
-)
+results.rows = rows
+results.title = `A year of use at scale ${scale} (${seeded.messages.toLocaleString("en")} messages, ${seeded.sizes.threads.toLocaleString("en")} threads, ${seeded.observations.toLocaleString("en")} observations, ${seeded.sizes.inbox} inbox messages, ${seeded.sizes.tasks} tasks × ${seeded.sizes.runsPerTask} runs; seeded in ${seeded.seconds} s), ${postgres ? "PostgreSQL" : "SQLite"}; node ${process.version}, ${os.cpus().length} cores, load ${results.loadavg.map((l) => l[0].toFixed(1)).join(" → ")}`
+console.log(`\n${results.title}\n`)
 console.log(table(["figure (p50 / p95)", "empty", "year", "year / empty"], rows))
-console.log(`\nresults: ${writeResults("year", results)}`)
+console.log(`\nresults: ${writeResults(`year-${settings.storage}`, results)}`)
 process.exit(0)
