@@ -7,9 +7,9 @@ import * as path from "node:path"
 import { root } from "./harness.mjs"
 
 const loadPg = () =>
-  createRequire(
-    createRequire(path.join(root, "packages/server/package.json")).resolve("@effect/sql-pg/package.json"),
-  )("pg")
+  createRequire(createRequire(path.join(root, "packages/server/package.json")).resolve("@effect/sql-pg/package.json"))(
+    "pg",
+  )
 
 /** Runs `statements` on one connection to `url`; answers the last result. */
 export const pgQuery = async (url, ...statements) => {

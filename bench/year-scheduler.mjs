@@ -35,7 +35,14 @@ export const schedulerPassTimes = async (dataDir, samples, databaseUrl, tasks) =
           times.push(performance.now() - t0)
         }
         const count = (yield* config.get).schedule.tasks.length
-        return { p50: percentile(times, 50), p95: percentile(times, 95), n: times.length, tasks: count, fired, warmFired }
+        return {
+          p50: percentile(times, 50),
+          p95: percentile(times, 95),
+          n: times.length,
+          tasks: count,
+          fired,
+          warmFired,
+        }
       }),
     )
   } finally {

@@ -215,7 +215,13 @@ export const seedYear = async (dataDir, scale, databaseUrl) => {
                 batch,
                 (t) =>
                   Effect.gen(function* () {
-                    const ids = yield* writeThread(idOf(t), `Thread ${t}: ${sentence(t, 4)}`, perThread, t * 100, atOf(t))
+                    const ids = yield* writeThread(
+                      idOf(t),
+                      `Thread ${t}: ${sentence(t, 4)}`,
+                      perThread,
+                      t * 100,
+                      atOf(t),
+                    )
                     if (t % n.branchEvery === 0) yield* threads.fork(idOf(t), ids[Math.floor(ids.length / 2)])
                   }),
                 { discard: true },
@@ -318,7 +324,11 @@ export const seedThreads = async (dataDir, count, databaseUrl) => {
         for (let t = 0; t < count; t++) {
           const id = `page-${t}`
           yield* threads.ensure(id)
-          yield* threads.saveMessage(id, { id: `${id}-m0`, role: "user", parts: [{ type: "text", text: text(t, "user") }] })
+          yield* threads.saveMessage(id, {
+            id: `${id}-m0`,
+            role: "user",
+            parts: [{ type: "text", text: text(t, "user") }],
+          })
           yield* threads.saveMessage(id, {
             id: `${id}-m1`,
             role: "assistant",

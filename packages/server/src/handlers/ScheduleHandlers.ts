@@ -5,24 +5,32 @@ import { AideApi } from "../api/AideApi.js"
 import { BadRequest, NotFound } from "../api/ApiErrors.js"
 import { dieOnStorageError } from "../http/StorageDefects.js"
 
+/** Every field of `A`; an optional one may be undefined, which `JSON.stringify` leaves out. */
+type EveryField<A> = { readonly [K in keyof A]-?: {} extends Pick<A, K> ? A[K] | undefined : A[K] }
+
 /**
  * `ScheduleList` encoded by hand, to the JSON its schema gives (the schema's fields only, in its
  * order, an absent optional field left out, `nextRun` as an ISO string; the type keeps it in step
  * with the schema): the list has no paging (SPEC), and the schema's encoder (a parse per field)
  * was most of the CPU a task cost.
  */
-const encodeScheduleList = (list: ScheduleModel.ScheduleList): typeof ScheduleModel.ScheduleList.Encoded => ({
+const encodeScheduleList = (
+  list: ScheduleModel.ScheduleList,
+): {
+  readonly enabled: boolean
+  readonly tasks: ReadonlyArray<EveryField<typeof ScheduleModel.ScheduledTask.Encoded>>
+} => ({
   enabled: list.enabled,
   tasks: list.tasks.map((task) => ({
     id: task.id,
     name: task.name,
-    ...(task.cron === undefined ? {} : { cron: task.cron }),
-    ...(task.runAt === undefined ? {} : { runAt: task.runAt }),
+    cron: task.cron,
+    runAt: task.runAt,
     prompt: task.prompt,
     enabled: task.enabled,
-    ...(task.timezone === undefined ? {} : { timezone: task.timezone }),
-    ...(task.maxRuns === undefined ? {} : { maxRuns: task.maxRuns }),
-    ...(task.destination === undefined ? {} : { destination: task.destination }),
+    timezone: task.timezone,
+    maxRuns: task.maxRuns,
+    destination: task.destination,
     nextRun: task.nextRun === null ? null : task.nextRun.toISOString(),
     isRunning: task.isRunning,
   })),
