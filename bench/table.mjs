@@ -12,7 +12,7 @@
 // The year of use (`year`, bench/year.mjs) runs when asked (BENCH_TABLE_ONLY=year, or
 // BENCH_YEAR_SCALE set), or in a default run when the year at BENCH_YEAR_SCALE [0.1] is already
 // seeded (`<tmp>/aide-year-<scale>`, and `aide-year-pg-<scale>` for PostgreSQL): seeding takes
-// many minutes (scale 0.1 ≈ 15 min on SQLite on a busy machine), so a default run never seeds.
+// many minutes (scale 0.1: 22 min on SQLite, 26 on PostgreSQL, on a busy machine), so a default run never seeds.
 //
 // A figure whose script fails (no Chromium, no console build…) prints its error instead of a
 // value; the others still run. Exit status 1 when any failed.
