@@ -27,7 +27,9 @@ const port = await new Promise((resolve) => {
     s.close(() => resolve(port))
   })
 })
-const dataDir = mkdtempSync(path.join(os.tmpdir(), "aide-prof-"))
+// PROFILE_DATA_DIR: an existing data directory (a seeded year, bench/year.mjs), kept; its owner's
+// password is the bench's.
+const dataDir = process.env.PROFILE_DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), "aide-prof-"))
 const before = new Set(readdirSync(profileDir))
 const child = spawn(
   process.execPath,
@@ -72,7 +74,9 @@ for (;;) {
   } catch {}
   await new Promise((r) => setTimeout(r, 20))
 }
-const setup = await call("POST", "/api/auth/setup", { password: "correct horse battery staple" })
+const password = { password: "correct horse battery staple" }
+const login = process.env.PROFILE_DATA_DIR ? await call("POST", "/api/auth/login", password) : undefined
+const setup = login?.status === 200 ? login : await call("POST", "/api/auth/setup", password)
 const token = JSON.parse(setup.text).token
 const headers = { authorization: `Bearer ${token}` }
 const run = (duration) =>
@@ -85,7 +89,7 @@ console.log(
 const exited = new Promise((r) => child.once("exit", r))
 child.kill("SIGINT")
 await exited
-rmSync(dataDir, { recursive: true, force: true })
+if (!process.env.PROFILE_DATA_DIR) rmSync(dataDir, { recursive: true, force: true })
 
 const file = readdirSync(profileDir).find((f) => !before.has(f) && f.endsWith(".cpuprofile"))
 if (!file) throw new Error("no profile written")

@@ -7,26 +7,33 @@
 //   node bench/table.mjs             # against the existing build
 //   BENCH_TABLE_ONLY=chat,sessions node bench/table.mjs   # some figures only
 //   node bench/table.mjs --update-readme   # also writes the measured rows into bench/README.md
+//   BENCH_TABLE_ONLY=year BENCH_YEAR_SCALE=0.1 BENCH_YEAR_STORAGE=sqlite,postgres node bench/table.mjs
+//
+// The year of use (`year`, bench/year.mjs) runs when asked (BENCH_TABLE_ONLY=year, or
+// BENCH_YEAR_SCALE set), or in a default run when the year at BENCH_YEAR_SCALE [0.1] is already
+// seeded (`<tmp>/aide-year-<scale>`, and `aide-year-pg-<scale>` for PostgreSQL): seeding takes
+// many minutes (scale 0.1: 22 min on SQLite, 26 on PostgreSQL, on a busy machine), so a default run never seeds.
 //
 // A figure whose script fails (no Chromium, no console build…) prints its error instead of a
 // value; the others still run. Exit status 1 when any failed.
 
 import { spawnSync } from "node:child_process"
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { log, root, round, table } from "./harness.mjs"
 
 const resultsDir = path.join(root, "bench/results")
 
 /** Runs `args` (node flags and a script of bench/) with `env`; the newest result file it wrote whose name starts with `prefix`. */
-const measure = (args, env, prefix) => {
+const measure = (args, env, prefix, timeoutMinutes = 15) => {
   const before = new Set(safeList())
   log(`node ${args.join(" ")}`)
   const run = spawnSync(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "inherit"],
-    timeout: 15 * 60_000,
+    timeout: timeoutMinutes * 60_000,
   })
   if (run.status !== 0) throw new Error(`exited with ${run.status ?? run.signal}`)
   const written = safeList()
@@ -48,6 +55,17 @@ const median = (values) => {
   const mid = Math.floor(sorted.length / 2)
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
+
+const yearScale = process.env.BENCH_YEAR_SCALE ?? "0.1"
+const yearStorages = (process.env.BENCH_YEAR_STORAGE ?? "sqlite").split(",")
+const yearSeeded = (storage) =>
+  existsSync(
+    path.join(
+      os.tmpdir(),
+      storage === "postgres" ? `aide-year-pg-${yearScale}` : `aide-year-${yearScale}`,
+      "year-seed.json",
+    ),
+  )
 
 /** The figures: name, target, the command shown, and how to measure them (rows of [figure, value]). */
 const figures = [
@@ -171,6 +189,27 @@ const figures = [
     },
   },
   {
+    // A year of use beside an empty data directory: one row per figure of bench/year.mjs, per storage.
+    key: "year",
+    command: `node bench/year.mjs --scale ${yearScale} --storage ${yearStorages.join("|")}`,
+    optIn: () => process.env.BENCH_YEAR_SCALE !== undefined || yearStorages.every((storage) => yearSeeded(storage)),
+    run: () =>
+      yearStorages.flatMap((storage) => {
+        const result = measure(
+          ["bench/year.mjs", "--scale", yearScale, "--storage", storage, "--samples", "40", "--chats", "6"],
+          {},
+          (file) => file.startsWith(`year-${storage}-`),
+          yearSeeded(storage) ? 15 : 90,
+        )
+        const label = `year ${yearScale} (${storage === "postgres" ? "PostgreSQL" : "SQLite"})`
+        return result.rows.map(([figure, empty, year, ratio, target]) => [
+          `${label}: ${figure}`,
+          `${year}${empty === "" ? "" : ` vs empty ${empty} (${ratio})`}`,
+          target,
+        ])
+      }),
+  },
+  {
     // Last: it deletes the server bundle and the console build, and `aide start` builds them again.
     key: "first-start",
     command: "node bench/first-start.mjs",
@@ -224,6 +263,10 @@ const rows = []
 let failed = false
 for (const figure of figures) {
   if (only !== undefined && !only.includes(figure.key)) continue
+  if (only === undefined && figure.optIn !== undefined && !figure.optIn()) {
+    rows.push([figure.key, "not run: no seeded year (BENCH_TABLE_ONLY=year seeds one)", "", `\`${figure.command}\``])
+    continue
+  }
   try {
     for (const [name, value, target] of figure.run()) rows.push([name, value, target, `\`${figure.command}\``])
   } catch (error) {

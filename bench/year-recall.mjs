@@ -6,13 +6,13 @@
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { importFrom, percentile, root } from "./harness.mjs"
-import { sentence } from "./year-seed.mjs"
+import { kernelLayer, sentence } from "./year-seed.mjs"
 
-const { Kernel, Recall, AppConfig } = await import(pathToFileURL(path.join(root, "packages/kernel/dist/index.js")).href)
+const { Recall, AppConfig } = await import(pathToFileURL(path.join(root, "packages/kernel/dist/index.js")).href)
 const { Effect, ManagedRuntime } = await importFrom("kernel", "effect")
 
-export const recallTimes = async (dataDir, samples) => {
-  const runtime = ManagedRuntime.make(Kernel.layer({ dataDir }))
+export const recallTimes = async (dataDir, samples, databaseUrl) => {
+  const runtime = ManagedRuntime.make(await kernelLayer(dataDir, databaseUrl))
   try {
     return await runtime.runPromise(
       Effect.gen(function* () {

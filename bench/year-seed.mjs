@@ -2,7 +2,8 @@
 // built kernel's own stores (packages/kernel/dist: Threads, ObservationStore, InboxStore,
 // RunLedger, AppConfig), never by hand-written SQL. Writes are batched in transactions (the
 // stores' own transactions nest as savepoints); a marker file records the finished seed so the
-// directory is reused by the next run at the same scale.
+// directory is reused by the next run at the same scale. With `databaseUrl` the stores are on
+// PostgreSQL (that database, kept and reused like the directory; the marker stays in the directory).
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
@@ -12,8 +13,15 @@ import { importFrom, log, root } from "./harness.mjs"
 const { Kernel, Threads, ObservationStore, InboxStore, RunLedger, AppConfig } = await import(
   pathToFileURL(path.join(root, "packages/kernel/dist/index.js")).href
 )
-const { Effect, ManagedRuntime } = await importFrom("kernel", "effect")
+const { Effect, ManagedRuntime, Redacted } = await importFrom("kernel", "effect")
 const { SqlClient } = await importFrom("kernel", "@effect/sql")
+
+/** `Kernel.layer` on `dataDir`, on PostgreSQL at `databaseUrl` when given (the server's composition). */
+export const kernelLayer = async (dataDir, databaseUrl, options = {}) => {
+  if (databaseUrl === undefined) return Kernel.layer({ dataDir, ...options })
+  const { PostgresStorage } = await import(pathToFileURL(path.join(root, "packages/kernel/dist/postgres.js")).href)
+  return Kernel.layer({ dataDir, ...options, storage: PostgresStorage.layer({ url: Redacted.make(databaseUrl) }) })
+}
 
 /** The year at scale 1; `sizes(scale)` scales every count but the 2,000-message threads' length and the 200 tasks. */
 export const sizes = (scale) => ({
@@ -44,11 +52,21 @@ const text = (i, role) =>
 
 const DAY = 86_400_000
 
+/** The year's scheduled tasks: daily, at minutes and hours spread over the day. */
+export const yearTasks = (count) =>
+  Array.from({ length: count }, (_, i) => ({
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    name: `Task ${i}`,
+    prompt: `Summarise ${sentence(i, 6)}`,
+    cron: `${i % 60} ${(i * 7) % 24} * * *`,
+    timezone: "UTC",
+  }))
+
 /**
  * Seeds `dataDir` at `scale` unless `<dataDir>/year-seed.json` says it was; answers the marker
  * (what was seeded, the long thread's id, how long it took).
  */
-export const seedYear = async (dataDir, scale) => {
+export const seedYear = async (dataDir, scale, databaseUrl) => {
   const marker = path.join(dataDir, "year-seed.json")
   if (existsSync(marker)) {
     const seeded = JSON.parse(readFileSync(marker, "utf8"))
@@ -60,7 +78,8 @@ export const seedYear = async (dataDir, scale) => {
   }
   const n = sizes(scale)
   const started = performance.now()
-  const runtime = ManagedRuntime.make(Kernel.layer({ dataDir }))
+  const runtime = ManagedRuntime.make(await kernelLayer(dataDir, databaseUrl))
+  const writers = databaseUrl === undefined ? 1 : 4
   let messages = 0
   let observations = 0
   let reflections = 0
@@ -122,10 +141,9 @@ export const seedYear = async (dataDir, scale) => {
             }
           })
 
-        // A thread of `length` messages, committed `batch` messages per transaction.
-        const writeThread = (id, title, length, first, at) =>
+        // `length` messages of a thread, in the caller's transaction.
+        const writeMessages = (id, length, first) =>
           Effect.gen(function* () {
-            yield* threads.ensure(id)
             const ids = []
             for (let i = 0; i < length; i++) {
               const role = i % 2 === 0 ? "user" : "assistant"
@@ -138,6 +156,14 @@ export const seedYear = async (dataDir, scale) => {
               ids.push(messageId)
               messages++
             }
+            return ids
+          })
+
+        // A thread of `length` messages, titled and observed.
+        const writeThread = (id, title, length, first, at) =>
+          Effect.gen(function* () {
+            yield* threads.ensure(id)
+            const ids = yield* writeMessages(id, length, first)
             yield* threads.setTitle(id, title)
             yield* observe(id, ids, at)
             return ids
@@ -179,17 +205,51 @@ export const seedYear = async (dataDir, scale) => {
         const remaining = Math.max(0, n.messages - messages)
         const perThread = Math.max(2, 2 * Math.round(remaining / others / 2))
         const batchThreads = Math.max(1, Math.floor(2_000 / perThread))
+        const idOf = (t) => `year-${String(t).padStart(6, "0")}`
+        const atOf = (t) => new Date(t0 + Math.floor((t / others) * 365 * DAY))
         for (let start = 0; start < others; start += batchThreads) {
-          yield* sql.withTransaction(
-            Effect.gen(function* () {
-              for (let t = start; t < Math.min(others, start + batchThreads); t++) {
-                const id = `year-${String(t).padStart(6, "0")}`
-                const at = new Date(t0 + Math.floor((t / others) * 365 * DAY))
-                const ids = yield* writeThread(id, `Thread ${t}: ${sentence(t, 4)}`, perThread, t * 100, at)
-                if (t % n.branchEvery === 0) yield* threads.fork(id, ids[Math.floor(ids.length / 2)])
-              }
-            }),
-          )
+          const batch = Array.from({ length: Math.min(others, start + batchThreads) - start }, (_, k) => start + k)
+          if (writers === 1) {
+            yield* sql.withTransaction(
+              Effect.forEach(
+                batch,
+                (t) =>
+                  Effect.gen(function* () {
+                    const ids = yield* writeThread(
+                      idOf(t),
+                      `Thread ${t}: ${sentence(t, 4)}`,
+                      perThread,
+                      t * 100,
+                      atOf(t),
+                    )
+                    if (t % n.branchEvery === 0) yield* threads.fork(idOf(t), ids[Math.floor(ids.length / 2)])
+                  }),
+                { discard: true },
+              ),
+            )
+          } else {
+            // PostgreSQL: `writers` threads at once, each in its own transaction (a round trip per
+            // statement is what a seed waits for there). The roots are created first, each on its
+            // own (their trigger locks the root counter's row until commit); observations follow
+            // in thread order, as on SQLite.
+            yield* Effect.forEach(batch, (t) => threads.ensure(idOf(t)), { concurrency: writers, discard: true })
+            const written = yield* Effect.forEach(
+              batch,
+              (t) =>
+                sql.withTransaction(
+                  Effect.gen(function* () {
+                    const ids = yield* writeMessages(idOf(t), perThread, t * 100)
+                    yield* threads.setTitle(idOf(t), `Thread ${t}: ${sentence(t, 4)}`)
+                    if (t % n.branchEvery === 0) yield* threads.fork(idOf(t), ids[Math.floor(ids.length / 2)])
+                    return ids
+                  }),
+                ),
+              { concurrency: writers },
+            )
+            yield* sql.withTransaction(
+              Effect.forEach(batch, (t, k) => observe(idOf(t), written[k], atOf(t)), { discard: true }),
+            )
+          }
           if (Math.floor(start / batchThreads) % 25 === 24) progress(`threads ${start}/${others}`)
         }
         progress("threads done")
@@ -215,13 +275,7 @@ export const seedYear = async (dataDir, scale) => {
         }
 
         // 4. Scheduled tasks (the config document) and their run ledger.
-        const tasks = Array.from({ length: n.tasks }, (_, i) => ({
-          id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-          name: `Task ${i}`,
-          prompt: `Summarise ${sentence(i, 6)}`,
-          cron: `${i % 60} ${(i * 7) % 24} * * *`,
-          timezone: "UTC",
-        }))
+        const tasks = yearTasks(n.tasks)
         yield* config.patch({ schedule: { tasks } })
         const now = Date.now()
         for (const [i, task] of tasks.entries()) {
@@ -247,6 +301,7 @@ export const seedYear = async (dataDir, scale) => {
   }
   const seeded = {
     scale,
+    storage: databaseUrl === undefined ? "sqlite" : "postgres",
     sizes: n,
     messages,
     observations,
@@ -257,4 +312,33 @@ export const seedYear = async (dataDir, scale) => {
   writeFileSync(marker, `${JSON.stringify(seeded, null, 2)}\n`)
   progress(`seeded in ${seeded.seconds} s`)
   return seeded
+}
+
+/** `count` threads of two messages each on a fresh directory: a full first page, nothing more. */
+export const seedThreads = async (dataDir, count, databaseUrl) => {
+  const runtime = ManagedRuntime.make(await kernelLayer(dataDir, databaseUrl))
+  try {
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        const threads = yield* Threads.Threads
+        for (let t = 0; t < count; t++) {
+          const id = `page-${t}`
+          yield* threads.ensure(id)
+          yield* threads.saveMessage(id, {
+            id: `${id}-m0`,
+            role: "user",
+            parts: [{ type: "text", text: text(t, "user") }],
+          })
+          yield* threads.saveMessage(id, {
+            id: `${id}-m1`,
+            role: "assistant",
+            parts: [{ type: "text", text: text(t, "assistant") }],
+          })
+          yield* threads.setTitle(id, `Thread ${t}: ${sentence(t, 4)}`)
+        }
+      }),
+    )
+  } finally {
+    await runtime.dispose()
+  }
 }

@@ -132,6 +132,19 @@ describe.each(storageKinds)("inbox API (%s)", (storage) => {
       expect(subjects((await api("/api/inbox?archived=false")).body)).toEqual([kept.subject])
     })
 
+    it("answers each message as GET /api/inbox/:id does, field for field and in the same order", async () => {
+      const plain = await seed({ subject: "Plain" })
+      const linked = await seed({ subject: "Linked", body: "# Title\n\n“quoted” ✓", threadId: "thread-7" })
+      const archived = await seed({ subject: "Archived", destination: "telegram" })
+      await api(`/api/inbox/${linked.id}`, { method: "PATCH", body: { read: true } })
+      await api(`/api/inbox/${archived.id}`, { method: "PATCH", body: { archived: true, read: true } })
+      await eventuallyStatus(archived.id, "sent")
+      const one = async (id: string) => JSON.stringify((await api(`/api/inbox/${id}`)).body)
+      const listed = (body: any) => body.messages.map((message: unknown) => JSON.stringify(message))
+      expect(listed((await api("/api/inbox")).body)).toEqual([await one(linked.id), await one(plain.id)])
+      expect(listed((await api("/api/inbox?archived=true")).body)).toEqual([await one(archived.id)])
+    })
+
     it.each(["yes", "1", "TRUE", ""])("?archived=%s is 400", async (value) => {
       const response = await api(`/api/inbox?archived=${value}`)
       expect(response.status).toBe(400)

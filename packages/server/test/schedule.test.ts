@@ -34,6 +34,33 @@ describe.each(storageKindsWherePostgresDiffers)("schedule API (%s)", (storage) =
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ enabled: true, tasks: [] })
     })
+
+    it("answers each task as GET /api/schedule/:id does, field for field and in the same order", async () => {
+      const runAt = inAnHour()
+      const ids = [
+        (await create({ name: "Plain", prompt: "p", cron: "0 8 * * *" })).body.id,
+        (
+          await create({
+            name: "Every field",
+            prompt: "p",
+            cron: "*/5 * * * *",
+            timezone: "Europe/Berlin",
+            maxRuns: 3,
+            destination: "Web Inbox",
+          })
+        ).body.id,
+        (await create({ name: "Once, off", prompt: "p", runAt, enabled: false })).body.id,
+      ]
+      const one = async (id: string) => JSON.stringify((await api(`/api/schedule/${id}`)).body)
+      const list = await api("/api/schedule")
+      expect(list.status).toBe(200)
+      expect(list.body.enabled).toBe(true)
+      expect(list.body.tasks.map((task: unknown) => JSON.stringify(task))).toEqual([
+        await one(ids[0]),
+        await one(ids[1]),
+        await one(ids[2]),
+      ])
+    })
   })
 
   describe("POST /api/schedule", () => {
