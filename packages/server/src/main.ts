@@ -5,8 +5,11 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Either, Layer, Logger } from "effect"
 import { loggerLayer, parseLogFormat, parseLogLevel } from "./process/LogSettings.js"
 import * as StartupFailure from "./process/StartupFailure.js"
+import { holdYoungGeneration } from "./process/StartupHeap.js"
 import * as Server from "./Server.js"
 import * as ServerConfig from "./ServerConfig.js"
+
+const releaseYoungGeneration = holdYoungGeneration()
 
 /** The configuration, once read: a startup failure names the port or directory it concerns. */
 let config: ServerConfig.ServerConfig | undefined
@@ -20,6 +23,7 @@ const program = Effect.gen(function* () {
   const server = yield* Layer.build(Server.layer(config))
   const url = yield* Effect.provide(Server.baseUrl, server)
   const hub = yield* Effect.provide(StreamHub.StreamHub, server)
+  releaseYoungGeneration()
   yield* Effect.logInfo("listening").pipe(
     Effect.annotateLogs({
       url,
