@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Duration, Effect, Runtime, type Scope } from "effect"
 import type { McpServerConfig } from "../config/ConfigModel.js"
 import { redactText } from "../net/UrlRedaction.js"

@@ -187,7 +187,8 @@ export const make = (options: McpOAuthOptions): Effect.Effect<McpOAuth["Type"], 
       const provider = makeProvider(server, () => {}, pending.codeVerifier ?? undefined)
       const sdk = yield* ClientSdk.load
       const result = yield* Effect.tryPromise({
-        try: () => sdk.auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: fetchFor(server.url) }),
+        try: () =>
+          sdk.auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: fetchFor(server.url) }),
         catch: (error) =>
           new McpOAuthError({
             // The callback is public: no secret of the server URL in the answer.

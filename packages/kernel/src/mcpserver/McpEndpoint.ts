@@ -100,7 +100,7 @@ const internalRequest = (url: string, body: unknown, sessionId?: string) =>
  * start: with zod's schemas of every MCP message they hold ~9 MiB of heap (issue 38). Node caches
  * the module: later calls cost a resolved promise.
  */
-const serverSdk = () => import("./internal/serverSdk.js")
+const serverSdk = () => import("./internal/serverSdk.js").then((module) => module.serverSdk)
 
 export const make = (options: McpEndpointOptions = {}) =>
   Effect.gen(function* () {
