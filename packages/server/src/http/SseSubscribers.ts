@@ -91,9 +91,8 @@ class SseBody extends Readable implements StreamHub.StreamSink, Subscriber {
 }
 
 /**
- * A plain reconnect's subscriber (http/DirectReconnects): each batch written straight into its
- * Node response, with no `Readable` and pipe between them — at 2,000 subscribers on one stream
- * that bookkeeping was a third of the user CPU each write cost (bench/fanout.mjs, issue 38).
+ * A plain reconnect's subscriber (http/DirectReconnects): each batch written straight to its
+ * connection, with no `Readable` and pipe between them (bench/fanout.mjs, issue 38).
  * The same bound: a reader more than `maxLagBytes` behind (Node's unwritten bytes) is dropped,
  * its connection closed so that it reconnects with Last-Event-ID.
  */
@@ -124,6 +123,26 @@ class DirectSink implements StreamHub.StreamSink, Subscriber {
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
     if (this.#ended) this.response.end(body)
     else if (chunks.length > 0) this.response.write(body)
+    // The head goes now: what follows may go to the socket directly (`send`).
+    else this.response.flushHeaders()
+  }
+
+  /**
+   * Chunked responses (any HTTP/1.1 client) get the batch's chunk, framed once for every
+   * subscriber (`Sse.chunked`), written to the socket: `ServerResponse.write` would frame it per
+   * subscriber and cork the socket until the next tick, to write three pieces with `writev`
+   * — together a third of the user CPU of each write at 2,000 subscribers (issue 38). The head
+   * was written before (`start`), and every write goes through the socket's one queue: in order.
+   */
+  private send(bytes: Uint8Array): void {
+    const socket = this.response.socket
+    if (this.response.chunkedEncoding && socket !== null) socket.write(Sse.chunked(bytes))
+    else this.response.write(bytes)
+  }
+
+  /** Bytes written and not yet taken by the socket. */
+  private get unwritten(): number {
+    return this.response.writableLength + (this.response.socket?.writableLength ?? 0)
   }
 
   onEvents(events: ReadonlyArray<StreamHub.StreamEvent>): void {
@@ -131,9 +150,9 @@ class DirectSink implements StreamHub.StreamSink, Subscriber {
     const bytes = Sse.encodeBatch(events)
     // The first write is the replay, however long (as SseBody).
     if (this.#limit < 0) this.#limit = bytes.length + this.maxLagBytes
-    else if (this.response.writableLength > this.#limit) return void this.destroy()
+    else if (this.unwritten > this.#limit) return void this.destroy()
     if (this.#pending !== undefined) this.#pending.push(bytes)
-    else this.response.write(bytes)
+    else this.send(bytes)
   }
 
   onEnd(): void {
@@ -144,7 +163,7 @@ class DirectSink implements StreamHub.StreamSink, Subscriber {
   }
 
   heartbeat(): void {
-    if (this.#pending === undefined && !this.#gone && !this.response.writableEnded) this.response.write(Sse.keepAlive)
+    if (this.#pending === undefined && !this.#gone && !this.response.writableEnded) this.send(Sse.keepAlive)
   }
 
   /** Gone: leaves the hub and closes the connection (a client dropped for lagging reconnects). */
