@@ -10,9 +10,11 @@ import * as v8 from "node:v8"
  * so serving keeps V8's usual young generation and its throughput.
  *
  * The growth factor is read by V8 each time it grows the young generation, so setting it at run
- * time takes effect (Node leaves flags writable for `v8.setFlagsFromString`).
+ * time takes effect (Node leaves flags writable for `v8.setFlagsFromString`). Only on the V8
+ * it was checked on (11, Node 20): on another, an unknown flag would print an error at every start.
  */
 export const holdYoungGeneration = (): (() => void) => {
+  if (!process.versions.v8.startsWith("11.")) return () => {}
   v8.setFlagsFromString("--semi-space-growth-factor=1")
   return () => v8.setFlagsFromString("--semi-space-growth-factor=2")
 }
