@@ -168,8 +168,9 @@ describe("what an entry loads", () => {
         `await import("@aide/kernel/threads")`,
         `await import("@aide/kernel/storage")`,
         `(await import("node:fs")).appendFileSync(${JSON.stringify(record)}, "--- mcp\\n")`,
-        // The check's own check: an entry that does load the MCP SDK is seen to.
-        `await import("@aide/kernel/mcp")`,
+        // The check's own check: what the MCP client loads on first use (mcp/ClientSdk.ts) does
+        // load the MCP SDK, and is seen to.
+        `await import(${JSON.stringify(Path.join(kernel, "src/mcp/internal/clientSdk.ts"))})`,
       ].join(";")
       // tsx resolves @aide/kernel/* to src through tsconfig.json's paths (cwd: the repository).
       await promisify(execFile)(

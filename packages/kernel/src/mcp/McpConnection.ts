@@ -1,14 +1,11 @@
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Duration, Effect, Runtime, type Scope } from "effect"
 import type { McpServerConfig } from "../config/ConfigModel.js"
 import { redactText } from "../net/UrlRedaction.js"
 import { ToolExecutionError } from "../tools/ToolRegistry.js"
+import * as ClientSdk from "./ClientSdk.js"
 import { McpAuthorizationPending, McpConnectError } from "./McpErrors.js"
 import {
   describeCallError,
@@ -63,6 +60,7 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
   config: McpServerConfig,
   options: ConnectOptions,
 ): Effect.fn.Return<McpConnection, McpConnectError | McpAuthorizationPending, Scope.Scope> {
+  const sdk = yield* ClientSdk.load
   const runtime = yield* Effect.runtime<never>()
   const closed = yield* Deferred.make<string>()
   let tools: ReadonlyArray<Tool> = []
@@ -72,7 +70,7 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
   const closedClients = new WeakSet<Client>()
 
   const newClient = () => {
-    const client = new Client(clientInfo, {
+    const client = new sdk.Client(clientInfo, {
       capabilities: {},
       listChanged: {
         tools: {
@@ -99,8 +97,8 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
 
   const failWith = (error: unknown) => {
     if (error instanceof McpConnectError) return error
-    if (error instanceof UnauthorizedError && authUrl !== undefined) return new McpAuthorizationPending({ authUrl })
-    const message = describeConnectError(error, config, { timeout: options.connectTimeout, stderr: () => stderr })
+    if (error instanceof sdk.UnauthorizedError && authUrl !== undefined) return new McpAuthorizationPending({ authUrl })
+    const message = describeConnectError(sdk, error, config, { timeout: options.connectTimeout, stderr: () => stderr })
     // SDK and fetch errors may quote the URL (`…includes credentials: https://u:p@…`).
     return new McpConnectError({ message: redactText(message, config.url) })
   }
@@ -132,7 +130,7 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
       }
       const cwd = workingDirectory(config.cwd, options.cwd)
       if (!isDirectory(cwd)) return yield* new McpConnectError({ message: `working directory not found: ${cwd}` })
-      const transport = new StdioClientTransport({
+      const transport = new sdk.StdioClientTransport({
         command: config.command,
         args: [...(config.args ?? [])],
         env: forwarded,
@@ -178,13 +176,13 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
         })
       }
       client = newClient()
-      const first = yield* Effect.either(open(client, new StreamableHTTPClientTransport(url, auth), () => null))
+      const first = yield* Effect.either(open(client, new sdk.StreamableHTTPClientTransport(url, auth), () => null))
       if (first._tag === "Left") {
-        if (!suggestsLegacySse(first.left)) return yield* Effect.fail(first.left)
+        if (!suggestsLegacySse(sdk, first.left)) return yield* Effect.fail(first.left)
         yield* Effect.logDebug("streamable HTTP refused, trying SSE").pipe(Effect.annotateLogs({ mcp: id }))
         client = newClient()
         // When SSE fails as well, the streamable HTTP answer is the more telling one.
-        yield* open(client, new SSEClientTransport(url, auth), () => null).pipe(Effect.mapError(() => first.left))
+        yield* open(client, new sdk.SSEClientTransport(url, auth), () => null).pipe(Effect.mapError(() => first.left))
       }
     }
     tools = yield* listAllTools(client, options.connectTimeout)
@@ -211,7 +209,7 @@ export const connect = Effect.fn("McpConnection.connect")(function* (
         ) as Promise<CallToolResult>,
       catch: (error) =>
         new ToolExecutionError({
-          message: redactText(describeCallError(error, name, options.requestTimeout), config.url),
+          message: redactText(describeCallError(sdk, error, name, options.requestTimeout), config.url),
         }),
     }).pipe(
       Effect.flatMap((result) =>

@@ -1,8 +1,7 @@
-import { SseError } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { Duration } from "effect"
 import type { McpServerConfig } from "../config/ConfigModel.js"
+import type { ClientSdk } from "./ClientSdk.js"
 
 /** How MCP answers and failures are worded for the API and the model: plain text, never a stack. */
 
@@ -24,6 +23,7 @@ const causeCode = (error: unknown): string | undefined => {
 
 /** The text `GET /api/mcp-servers` shows for a failed connection attempt. */
 export const describeConnectError = (
+  sdk: ClientSdk,
   error: unknown,
   config: McpServerConfig,
   context: { readonly timeout: Duration.Duration; readonly stderr: () => string },
@@ -33,15 +33,15 @@ export const describeConnectError = (
     if (code === "ENOENT") return `command not found: ${config.command}`
     if (code === "EACCES") return `command not executable: ${config.command}`
   }
-  if (error instanceof McpError) {
-    if (error.code === ErrorCode.RequestTimeout) return `connection timed out after ${seconds(context.timeout)}`
-    if (error.code === ErrorCode.ConnectionClosed) {
+  if (error instanceof sdk.McpError) {
+    if (error.code === sdk.ErrorCode.RequestTimeout) return `connection timed out after ${seconds(context.timeout)}`
+    if (error.code === sdk.ErrorCode.ConnectionClosed) {
       const line = lastLine(context.stderr())
       return line === undefined ? "server closed the connection" : `server closed the connection: ${line}`
     }
     return error.message
   }
-  if (error instanceof StreamableHTTPError || error instanceof SseError) {
+  if (error instanceof sdk.StreamableHTTPError || error instanceof sdk.SseError) {
     const text = error.message
       .replace(/^(Streamable HTTP|SSE) error: /, "")
       .replace(/^Error POSTing to endpoint: /, "")
@@ -68,8 +68,8 @@ export const describeConnectError = (
 }
 
 /** A server too old for streamable HTTP answers the POST with one of these; then SSE is tried. */
-export const suggestsLegacySse = (error: unknown) =>
-  error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0)
+export const suggestsLegacySse = (sdk: ClientSdk, error: unknown) =>
+  error instanceof sdk.StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0)
 
 /** Text of an MCP result's text parts. */
 export const textOf = (result: CallToolResult) =>
@@ -89,10 +89,10 @@ export const outputOf = (result: CallToolResult): unknown => {
   return result.content
 }
 
-export const describeCallError = (error: unknown, name: string, timeout: Duration.Duration) => {
-  if (error instanceof McpError) {
-    if (error.code === ErrorCode.RequestTimeout) return `tool ${name} timed out after ${seconds(timeout)}`
-    if (error.code === ErrorCode.ConnectionClosed) return `the MCP server closed the connection during ${name}`
+export const describeCallError = (sdk: ClientSdk, error: unknown, name: string, timeout: Duration.Duration) => {
+  if (error instanceof sdk.McpError) {
+    if (error.code === sdk.ErrorCode.RequestTimeout) return `tool ${name} timed out after ${seconds(timeout)}`
+    if (error.code === sdk.ErrorCode.ConnectionClosed) return `the MCP server closed the connection during ${name}`
     return error.message
   }
   return error instanceof Error ? error.message : String(error)

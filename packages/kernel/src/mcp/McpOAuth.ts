@@ -1,5 +1,5 @@
 import * as Crypto from "node:crypto"
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -7,6 +7,7 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { Clock, Context, Duration, Effect, Layer, Option, Runtime, Schema } from "effect"
 import { redactText } from "../net/UrlRedaction.js"
+import * as ClientSdk from "./ClientSdk.js"
 import { McpOAuthStore } from "./McpOAuthStore.js"
 import * as UrlGuard from "./UrlGuard.js"
 
@@ -184,8 +185,10 @@ export const make = (options: McpOAuthOptions): Effect.Effect<McpOAuth["Type"], 
       const pending = yield* takeState(state)
       const server = { id: pending.serverId, url: pending.serverUrl }
       const provider = makeProvider(server, () => {}, pending.codeVerifier ?? undefined)
+      const sdk = yield* ClientSdk.load
       const result = yield* Effect.tryPromise({
-        try: () => auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: fetchFor(server.url) }),
+        try: () =>
+          sdk.auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: fetchFor(server.url) }),
         catch: (error) =>
           new McpOAuthError({
             // The callback is public: no secret of the server URL in the answer.

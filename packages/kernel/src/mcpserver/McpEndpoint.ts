@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto"
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { Context, Duration, Effect, Exit, Layer, Option, Runtime, Schedule } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { bearerToken, McpAuthorizer, type McpPrincipal } from "./McpAuthorizer.js"
 import * as McpResources from "./McpResources.js"
-import * as McpSessionServer from "./McpSessionServer.js"
+import type * as McpSessionServer from "./McpSessionServer.js"
 import { McpSessionStore } from "./McpSessionStore.js"
 import type { ToolServices } from "./McpToolSpec.js"
 
@@ -96,6 +95,13 @@ const internalRequest = (url: string, body: unknown, sessionId?: string) =>
     body: JSON.stringify(body),
   })
 
+/**
+ * The MCP SDK's server and the session server, evaluated on the first MCP request rather than at
+ * start: with zod's schemas of every MCP message they hold ~9 MiB of heap (issue 38). Node caches
+ * the module: later calls cost a resolved promise.
+ */
+const serverSdk = () => import("./internal/serverSdk.js").then((module) => module.serverSdk)
+
 export const make = (options: McpEndpointOptions = {}) =>
   Effect.gen(function* () {
     const runtime = yield* Effect.runtime<Services>()
@@ -126,7 +132,8 @@ export const make = (options: McpEndpointOptions = {}) =>
         subscriptions: new Set(subscriptions),
         fingerprints: new Map(),
       }
-      const transport = new WebStandardStreamableHTTPServerTransport({
+      const sdk = await serverSdk()
+      const transport = new sdk.WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => id,
         ...(initialize === undefined
           ? {}
@@ -158,7 +165,7 @@ export const make = (options: McpEndpointOptions = {}) =>
       transport.onclose = () => {
         if (lives.get(id)?.transport === transport) lives.delete(id)
       }
-      const server = McpSessionServer.make(state, run, version)
+      const server = sdk.makeSessionServer(state, run, version)
       await server.connect(transport)
       const live: Live = { state, key: principalKey(principal), server, transport }
       lives.set(id, live)
@@ -243,7 +250,7 @@ export const make = (options: McpEndpointOptions = {}) =>
       }
       const sessionId = request.headers.get("mcp-session-id")
       if (sessionId === null) {
-        if (request.method !== "POST" || !isInitializeRequest(body)) {
+        if (request.method !== "POST" || !(await serverSdk()).isInitializeRequest(body)) {
           return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required")
         }
         const live = await open(randomUUID(), principal, [], body.params)

@@ -8,8 +8,8 @@ import * as SseSubscribers from "./SseSubscribers.js"
  * Reconnects to chat streams (`GET /api/chat/:threadId/stream`) answered beside the Effect HTTP
  * stack: a request served by it keeps its fiber parked, with the continuations of every
  * middleware, for as long as the client stays (~12 KB, plus ~4 KB of `pipeline`), a third of an
- * idle subscriber's memory (bench/fanout.mjs). Here the checks run once and the socket is left
- * to a Node `Readable` piped into the response, with no fiber behind it.
+ * idle subscriber's memory (bench/fanout.mjs). Here the checks run once and the hub's batches
+ * are written to the connection as they come (SseSubscribers' `DirectSink`), with no fiber behind it.
  *
  * Only the plain case is taken: the canonical path without a query or body, an allowed Host and
  * Origin (HostCheck's own check), no CORS to answer, and a Bearer token that authenticates

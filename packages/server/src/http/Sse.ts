@@ -70,6 +70,22 @@ export const encodeBatch = (events: ReadonlyArray<StreamHub.StreamEvent>): Buffe
   return bytes
 }
 
+const chunkedFrames = new WeakMap<Uint8Array, Buffer>()
+
+/**
+ * `bytes` framed as one chunk of HTTP/1.1 chunked encoding (size line, bytes, CRLF), built once
+ * for every subscriber handed the same batch: written to each socket as it is (http/SseSubscribers).
+ */
+export const chunked = (bytes: Uint8Array): Buffer => {
+  let frame = chunkedFrames.get(bytes)
+  if (frame === undefined) {
+    frame = Buffer.concat([Buffer.from(`${bytes.byteLength.toString(16)}\r\n`), bytes, crlf])
+    chunkedFrames.set(bytes, frame)
+  }
+  return frame
+}
+const crlf = Buffer.from("\r\n")
+
 /** The terminator the AI SDK's `DefaultChatTransport` expects after the last event. */
 export const done: Buffer = Buffer.from("data: [DONE]\n\n")
 

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// Idle server memory (issue 38): starts built servers on a fresh data directory each, waits for
+// `GET /`, and reads /proc/<pid>/smaps after 1 s and after IDLE_LATE_S [30] s of rest (V8's memory
+// reducer runs in between): RSS, and what holds it — the Node binary and other files, glibc's
+// malloc heap, V8's 256 KiB heap pages (young generation, old space, code, module sources).
+//
+//   node bench/idle-memory.mjs [main.js …]          # default: packages/server/dist/main.js
+//   IDLE_ROUNDS=3 node bench/idle-memory.mjs /tmp/aide-ab/base/main.js /tmp/aide-ab/after/main.js
+//
+// Several servers are measured in alternating rounds (an A/B); medians are printed.
+
+import { spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import * as http from "node:http"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { median, root, sleep } from "./harness.mjs"
+
+const mains = process.argv.length > 2 ? process.argv.slice(2) : [path.join(root, "packages/server/dist/main.js")]
+const rounds = Number(process.env.IDLE_ROUNDS ?? 1)
+const lateS = Number(process.env.IDLE_LATE_S ?? 30)
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+const answers = (port) =>
+  new Promise((resolve) => {
+    http
+      .get({ host: "127.0.0.1", port, path: "/", agent: false }, (response) => {
+        response.resume()
+        response.on("end", () => resolve(response.statusCode === 200))
+      })
+      .on("error", () => resolve(false))
+  })
+
+/** MiB by holder, from smaps: files (the Node binary first), malloc's heap, anonymous mappings. */
+const breakdown = (pid) => {
+  const out = { rss: 0, node: 0, files: 0, malloc: 0, anonymous: 0 }
+  for (const block of readFileSync(`/proc/${pid}/smaps`, "utf8").split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/)) {
+    const head = block.slice(0, block.indexOf("\n"))
+    const kib = Number(/\nRss:\s+(\d+)/.exec(block)?.[1] ?? 0)
+    const mib = kib / 1024
+    out.rss += mib
+    const file = head.split(/\s+/).slice(5).join(" ")
+    if (file.endsWith("/node")) out.node += mib
+    else if (file.startsWith("/")) out.files += mib
+    else if (file === "[heap]") out.malloc += mib
+    else out.anonymous += mib
+  }
+  return out
+}
+
+const measure = async (main) => {
+  const port = await freePort()
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "aide-idle-memory-"))
+  const child = spawn(process.execPath, [main], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", AIDE_DATA_DIR: dataDir, AIDE_LOG_LEVEL: "Warning" },
+    stdio: ["ignore", "ignore", "inherit"],
+  })
+  try {
+    while (!(await answers(port))) await sleep(10)
+    await sleep(1000)
+    const early = breakdown(child.pid)
+    await sleep(lateS * 1000 - 1000)
+    return { early, late: breakdown(child.pid) }
+  } finally {
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGTERM")
+    await exited
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const samples = new Map(mains.map((main) => [main, []]))
+for (let round = 0; round < rounds; round++) {
+  for (const main of round % 2 === 0 ? mains : [...mains].reverse()) samples.get(main).push(await measure(main))
+}
+const fmt = (list, key) => median(list.map((sample) => sample[key])).toFixed(1)
+console.log(`| server | when | RSS | Node binary | other files | malloc heap | anonymous (V8 heap pages…) |`)
+console.log(`| --- | --- | ---: | ---: | ---: | ---: | ---: |`)
+for (const [main, list] of samples) {
+  for (const when of ["early", "late"]) {
+    const at = list.map((sample) => sample[when])
+    console.log(
+      `| ${path.basename(path.dirname(main))} | ${when === "early" ? "1 s" : `${lateS} s`} | ${fmt(at, "rss")} | ${fmt(at, "node")} | ${fmt(at, "files")} | ${fmt(at, "malloc")} | ${fmt(at, "anonymous")} |`,
+    )
+  }
+}
