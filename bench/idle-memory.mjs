@@ -15,7 +15,7 @@ import * as http from "node:http"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { median, root, sleep } from "./harness.mjs"
+import { median, root, sleep, writeResults } from "./harness.mjs"
 
 const mains = process.argv.length > 2 ? process.argv.slice(2) : [path.join(root, "packages/server/dist/main.js")]
 const rounds = Number(process.env.IDLE_ROUNDS ?? 1)
@@ -76,9 +76,24 @@ const measure = async (main) => {
   }
 }
 
+/** An empty Node process (what `node -e 0` holds, kept alive to be read): the floor of every RSS here. */
+const measureEmpty = async () => {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1 << 30)"], { stdio: "ignore" })
+  try {
+    await sleep(1000)
+    return breakdown(child.pid)
+  } finally {
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGTERM")
+    await exited
+  }
+}
+
 const samples = new Map(mains.map((main) => [main, []]))
+const empties = []
 for (let round = 0; round < rounds; round++) {
   for (const main of round % 2 === 0 ? mains : [...mains].reverse()) samples.get(main).push(await measure(main))
+  empties.push(await measureEmpty())
 }
 const fmt = (list, key) => median(list.map((sample) => sample[key])).toFixed(1)
 console.log(`| server | when | RSS | Node binary | other files | malloc heap | anonymous (V8 heap pages…) |`)
@@ -91,3 +106,20 @@ for (const [main, list] of samples) {
     )
   }
 }
+const medians = (list) => Object.fromEntries(Object.keys(list[0]).map((key) => [key, median(list.map((x) => x[key]))]))
+const empty = medians(empties)
+console.log(
+  `| \`node -e 0\` | 1 s | ${empty.rss.toFixed(1)} | ${empty.node.toFixed(1)} | ${empty.files.toFixed(1)} | ${empty.malloc.toFixed(1)} | ${empty.anonymous.toFixed(1)} |`,
+)
+console.log(
+  `results: ${writeResults("idle-memory", {
+    lateS,
+    rounds,
+    empty,
+    servers: [...samples].map(([main, list]) => ({
+      main,
+      early: medians(list.map((sample) => sample.early)),
+      late: medians(list.map((sample) => sample.late)),
+    })),
+  })}`,
+)

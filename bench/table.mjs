@@ -1,13 +1,20 @@
 #!/usr/bin/env node
-// The benchmark table of issue 21, measured: runs each figure's script against the current build
-// (one after the other, so they do not compete for the CPU) and prints every figure with its
-// command, value and target. What `pnpm bench` ends with; bench/README.md keeps the last run.
+// The benchmark table (issues 21 and 38), measured: runs each figure's script against the current
+// build (one after the other, so they do not compete for the CPU) and prints every figure with
+// what it is measured against in the same run — the floor (the same work on the bare stack:
+// bench/chat-floor-server.mjs, bench/request-floor-server.mjs, `node -e 0`) or the empty data
+// directory (the year) —, their ratio, the target and the command. What `pnpm bench` ends with;
+// bench/README.md keeps the last run of each figure with its date.
 //
 //   npx -y pnpm@10.20.0 bench        # build, then this (≈ 6 min)
 //   node bench/table.mjs             # against the existing build
 //   BENCH_TABLE_ONLY=chat,sessions node bench/table.mjs   # some figures only
 //   node bench/table.mjs --update-readme   # also writes the measured rows into bench/README.md
 //   BENCH_TABLE_ONLY=year BENCH_YEAR_SCALE=0.1 BENCH_YEAR_STORAGE=sqlite,postgres node bench/table.mjs
+//   BENCH_TABLE_ONLY=instructions node bench/table.mjs   # instructions per chat under callgrind (≈ 6 min)
+//
+// Figure keys: chat, instructions (only when named: slow), requests, idle, fanout, plugin, console,
+// year, first-start (last: it deletes the builds and `aide start` makes them again).
 //
 // The year of use (`year`, bench/year.mjs) runs when asked (BENCH_TABLE_ONLY=year, or
 // BENCH_YEAR_SCALE set), or in a default run when the year at BENCH_YEAR_SCALE [0.1] is already
@@ -67,70 +74,151 @@ const yearSeeded = (storage) =>
     ),
   )
 
-/** The figures: name, target, the command shown, and how to measure them (rows of [figure, value]). */
+const ratio = (value, beside) => `${round(value / beside, 2)}×`
+const fmtInt = (value) => Math.round(value).toLocaleString("en-US")
+
+/**
+ * The figures: a key (BENCH_TABLE_ONLY), the command shown, and how to measure them. Each row:
+ * [figure, value, what it is measured beside (the floor, `node -e 0`, the empty data directory;
+ * "" when nothing), the ratio ("" when none), target].
+ */
 const figures = [
   {
     key: "chat",
-    command: "node bench/chat-outside.mjs",
+    command: "CHAT_OUTSIDE_FLOOR=1 node bench/chat-outside.mjs",
     run: () => {
       const result = measure(["bench/chat-outside.mjs"], { CHAT_OUTSIDE_FLOOR: "1" }, (file) =>
         file.startsWith("chat-outside-"),
       )
       const [server, floor] = result.servers
-      const of = (scenario, field) => median(result.samples[`${server}|${scenario}`].map((sample) => sample[field]))
-      const ofFloor = (scenario, field) => median(result.samples[`${floor}|${scenario}`].map((sample) => sample[field]))
-      const cpu = median(
-        ["new", "same", "new-off", "same-off"].flatMap((scenario) =>
-          result.samples[`${server}|${scenario}`].map((sample) => sample.cpuPerChat),
-        ),
+      const of = (main, scenario, field) => median(result.samples[`${main}|${scenario}`].map((sample) => sample[field]))
+      const rows = []
+      for (const [scenario, label] of [
+        ["new", "new thread"],
+        ["same", "same thread"],
+      ]) {
+        const aide = of(server, scenario, "addedFirst")
+        const bare = of(floor, scenario, "addedFirst")
+        rows.push([
+          `chat, added to the first delta, ${label}: Aide / floor`,
+          `+${round(aide, 1)} ms`,
+          `floor +${round(bare, 1)} ms`,
+          ratio(aide, bare),
+          "≤ 1.2×",
+        ])
+      }
+      for (const [scenario, label] of [
+        ["new", "new thread"],
+        ["same", "same thread"],
+      ]) {
+        const aide = of(server, scenario, "cpuPerChat")
+        const bare = of(floor, scenario, "cpuPerChat")
+        const aideMain = of(server, scenario, "mainCpuPerChat")
+        const bareMain = of(floor, scenario, "mainCpuPerChat")
+        rows.push([
+          `server CPU per chat, ${label}: Aide / floor (main thread)`,
+          `${round(aide, 1)} ms (main ${round(aideMain, 1)})`,
+          `floor ${round(bare, 1)} ms (main ${round(bareMain, 1)})`,
+          `${ratio(aide, bare)} (main ${ratio(aideMain, bareMain)})`,
+          "≤ 1.25× (instructions: row below)",
+        ])
+      }
+      rows.push([
+        "chat with `memory.enabled: false`, added to the first delta, new / same thread",
+        `+${round(of(server, "new-off", "addedFirst"), 1)} / +${round(of(server, "same-off", "addedFirst"), 1)} ms`,
+        "",
+        "",
+        "",
+      ])
+      return rows
+    },
+  },
+  {
+    // Only when named: two servers, each started twice under valgrind.
+    key: "instructions",
+    command:
+      "CHAT_INSTRUCTIONS_SERVERS=packages/server/dist/main.js,bench/chat-floor-server.mjs node bench/chat-instructions.mjs",
+    optIn: () => false,
+    run: () =>
+      [
+        ["0", "new thread"],
+        ["1", "same thread"],
+      ].map(([same, label]) => {
+        const result = measure(
+          ["bench/chat-instructions.mjs"],
+          {
+            CHAT_INSTRUCTIONS_SERVERS: "packages/server/dist/main.js,bench/chat-floor-server.mjs",
+            CHAT_INSTRUCTIONS_SAME_THREAD: same,
+          },
+          (file) => file.startsWith("chat-instructions-"),
+          30,
+        )
+        const [aide, floor] = result.results
+        return [
+          `instructions per chat, ${label}: Aide / floor (callgrind)`,
+          `${round(aide.perChat / 1e6, 1)} M`,
+          `floor ${round(floor.perChat / 1e6, 1)} M`,
+          ratio(aide.perChat, floor.perChat),
+          "≤ 1.25×",
+        ]
+      }),
+  },
+  {
+    key: "requests",
+    command:
+      "node bench/ab.mjs snapshot table && AB_ROUNDS=4 AB_SECONDS=4 AB_CONNECTIONS=10 node bench/ab.mjs floor table",
+    run: () => {
+      const snapshot = spawnSync(process.execPath, ["bench/ab.mjs", "snapshot", "table"], {
+        cwd: root,
+        stdio: "inherit",
+      })
+      if (snapshot.status !== 0) throw new Error("snapshot failed")
+      const result = measure(
+        ["bench/ab.mjs", "floor", "table"],
+        { AB_ROUNDS: "4", AB_SECONDS: "4", AB_CONNECTIONS: "10", AB_ROUTES: "/,/api/auth/sessions" },
+        (file) => file.startsWith("ab-"),
       )
-      const mainCpu = median(
-        ["new", "same", "new-off", "same-off"].flatMap((scenario) =>
-          result.samples[`${server}|${scenario}`].map((sample) => sample.mainCpuPerChat),
-        ),
-      )
+      const of = (variant, route, field) => median(result.samples[variant].map((sample) => sample[route][field]))
+      const sessions = of("table", "/api/auth/sessions", "rps")
+      const root_ = of("table", "/", "rps")
       return [
         [
-          "chat latency the server adds, first text delta, new thread each chat",
-          `+${round(of("new", "addedFirst"), 1)} ms`,
-          "< 10 ms",
-        ],
-        ["same, one thread reused", `+${round(of("same", "addedFirst"), 1)} ms`, "< 10 ms"],
-        [
-          "same with `memory.enabled: false` (new / reused thread)",
-          `+${round(of("new-off", "addedFirst"), 1)} / +${round(of("same-off", "addedFirst"), 1)} ms`,
-          "",
+          "`GET /api/auth/sessions` / `GET /`, req/s (autocannon, 10 connections)",
+          `${fmtInt(sessions)} / ${fmtInt(root_)} req/s (CPU ${fmtInt(of("table", "/api/auth/sessions", "us"))} / ${fmtInt(of("table", "/", "us"))} µs a request)`,
+          `floor ${fmtInt(of("floor", "/api/auth/sessions", "rps"))} / ${fmtInt(of("floor", "/", "rps"))} req/s`,
+          ratio(sessions, root_),
+          "≥ 0.9×",
         ],
         [
-          "server CPU per chat (the four scenarios)",
-          `${round(cpu, 1)} ms, the median of the four (main thread ${round(mainCpu, 1)} ms; the rest V8's GC and compiler threads)`,
-          "< 10 ms",
+          "`GET /` CPU per request: Aide / node:http answering the same JSON (`bench/request-floor-server.mjs`)",
+          `${fmtInt(of("table", "/", "us"))} µs`,
+          `floor ${fmtInt(of("floor", "/", "us"))} µs`,
+          ratio(of("table", "/", "us"), of("floor", "/", "us")),
+          "≤ 2×",
         ],
         [
-          "the floor: the same chats on the bare stack (`bench/chat-floor-server.mjs`: node:http, the AI SDK, SQLite, nothing of Aide), new / reused thread",
-          `+${round(ofFloor("new", "addedFirst"), 1)} / +${round(ofFloor("same", "addedFirst"), 1)} ms added, ${round(ofFloor("new", "cpuPerChat"), 1)} / ${round(ofFloor("same", "cpuPerChat"), 1)} ms CPU`,
+          "`GET /api/auth/sessions` CPU per request: Aide / the floor's JWT check + session query",
+          `${fmtInt(of("table", "/api/auth/sessions", "us"))} µs`,
+          `floor ${fmtInt(of("floor", "/api/auth/sessions", "us"))} µs`,
+          ratio(of("table", "/api/auth/sessions", "us"), of("floor", "/api/auth/sessions", "us")),
           "(reference)",
         ],
       ]
     },
   },
   {
-    key: "sessions",
-    command: "BENCH_CONNECTIONS=10 BENCH_STORAGE=sqlite node bench/run.mjs",
+    key: "idle",
+    command: "IDLE_ROUNDS=3 node bench/idle-memory.mjs",
     run: () => {
-      const result = measure(
-        ["bench/run.mjs"],
-        { BENCH_CONNECTIONS: "10", BENCH_STORAGE: "sqlite", BENCH_DURATION: "5", BENCH_COLD_STARTS: "3" },
-        (file) => /^\d{4}-/.test(file),
-      )
-      const routes = result.results[0].routes
-      const root_ = routes.find((route) => route.route === "GET /")
-      const sessions = routes.find((route) => route.route === "GET /api/auth/sessions")
+      const result = measure(["bench/idle-memory.mjs"], { IDLE_ROUNDS: "3" }, (file) => file.startsWith("idle-memory-"))
+      const [server] = result.servers
       return [
         [
-          "authenticated `GET /api/auth/sessions`, req/s (autocannon, 10 connections)",
-          `${Math.round(sessions.reqPerSec).toLocaleString("en-US")} (${round(sessions.reqPerSec / root_.reqPerSec, 2)}× of \`GET /\`; CPU ${Math.round(sessions.cpuUsPerReq)} vs ${Math.round(root_.cpuUsPerReq)} µs/req)`,
-          "≥ 4,000 and ≥ 0.8× `GET /`",
+          "idle server RSS, 1 s after the first `GET /` (after 30 s at rest)",
+          `${round(server.early.rss, 1)} MiB (${round(server.late.rss, 1)} MiB)`,
+          `\`node -e 0\` ${round(result.empty.rss, 1)} MiB`,
+          `+${round(server.early.rss - result.empty.rss, 1)} MiB`,
+          "≤ 90 MiB",
         ],
       ]
     },
@@ -146,8 +234,17 @@ const figures = [
       )
       return [
         [
+          "2,000 idle SSE subscribers on one stream: server CPU",
+          `${round(result.loaded.cpuPercent, 1)} %`,
+          `no subscriber ${round(result.idle.cpuPercent, 1)} %`,
+          "",
+          "< 10 %",
+        ],
+        [
           "idle SSE subscriber memory (2,000 on one stream)",
           `${round(result.heapPerSubscriberKiB, 1)} KiB JS heap / ${round(result.perSubscriberKiB, 1)} KiB RSS`,
+          "",
+          "",
           "< 20 KiB",
         ],
       ]
@@ -166,9 +263,18 @@ const figures = [
       const empty = result.starts.rows.find((candidate) => candidate.name === "`node -e 0`")
       return [
         [
-          "compartment plugin process: start / RSS",
-          `${row.startMs} ms / ${row.rssMiB} MiB, +${row.overEmptyMiB} MiB over \`node -e 0\` (${empty.rssMiB} MiB, same rounds); ${row.calledRssMiB} MiB after its first tool call (CPU ${row.cpuMs} ms, private ${row.privateMiB} MiB; a host-trust process, the Node floor: ${floor.startMs} ms / ${floor.rssMiB} MiB)`,
-          "< 150 ms / ≤ +8 MiB over `node -e 0`",
+          "compartment plugin process RSS − `node -e 0` RSS",
+          `${row.rssMiB} MiB (${row.calledRssMiB} MiB after its first tool call; private ${row.privateMiB} MiB)`,
+          `\`node -e 0\` ${empty.rssMiB} MiB`,
+          `+${row.overEmptyMiB} MiB`,
+          "≤ +8 MiB",
+        ],
+        [
+          "compartment plugin process start",
+          `${row.startMs} ms (CPU ${row.cpuMs} ms)`,
+          `host-trust process ${floor.startMs} ms`,
+          ratio(row.startMs, floor.startMs),
+          "< 150 ms",
         ],
       ]
     },
@@ -183,6 +289,8 @@ const figures = [
         [
           "console first load, JavaScript (raw / gzip)",
           `${round(raw / 1024, 1)} KiB / ${result.jsGzipKiB} KiB`,
+          "",
+          "",
           "served compressed, < 150 KB",
         ],
       ]
@@ -202,9 +310,11 @@ const figures = [
           yearSeeded(storage) ? 15 : 90,
         )
         const label = `year ${yearScale} (${storage === "postgres" ? "PostgreSQL" : "SQLite"})`
-        return result.rows.map(([figure, empty, year, ratio, target]) => [
+        return result.rows.map(([figure, empty, year, yearRatio, target]) => [
           `${label}: ${figure}`,
-          `${year}${empty === "" ? "" : ` vs empty ${empty} (${ratio})`}`,
+          year,
+          empty === "" ? "" : `empty ${empty}`,
+          yearRatio,
           target,
         ])
       }),
@@ -212,22 +322,28 @@ const figures = [
   {
     // Last: it deletes the server bundle and the console build, and `aide start` builds them again.
     key: "first-start",
-    command: "node bench/first-start.mjs",
+    command: "BENCH_INSTALL=1 BENCH_RUNS=1 node bench/first-start.mjs",
     run: () => {
-      const result = measure(["bench/first-start.mjs"], {}, (file) => file.startsWith("first-start-"))
+      const result = measure(["bench/first-start.mjs"], { BENCH_INSTALL: "1", BENCH_RUNS: "1" }, (file) =>
+        file.startsWith("first-start-"),
+      )
       const [runs] = Object.values(result.repos)
       const api = median(runs.map((run) => run.api)) / 1000
       const console_ = median(runs.map((run) => run.console)) / 1000
       return [
         [
-          "first `start` on a fresh clone until the API / the console answers",
+          "first `start` after install until the API / the console answers",
           `${round(api, 1)} s / ${round(console_, 1)} s`,
-          "API < 10 s, console < 30 s",
+          "",
+          "",
+          "≤ 5 s",
         ],
       ]
     },
   },
 ]
+
+const header = ["figure", "command", "value (date)", "measured beside it", "ratio", "target"]
 
 /**
  * Writes the measured rows into bench/README.md's table (between its table markers): a row of
@@ -246,14 +362,15 @@ function updateReadme(measured, date) {
     .split("\n")
     .slice(1)
     .filter((line) => line.startsWith("|"))
-  const kept = lines.slice(2)
-  for (const [name, value, target, command] of measured) {
-    const row = `| ${name} | ${command} | ${value} (${date}) | ${target} |`
+  // Rows of an older layout (fewer columns) are dropped: their figures were measured otherwise.
+  const kept = lines.slice(2).filter((line) => cells(line).length === header.length)
+  for (const [name, value, beside, rowRatio, target, command] of measured) {
+    const row = `| ${name} | ${command} | ${value} (${date}) | ${beside} | ${rowRatio} | ${target} |`
     const at = kept.findIndex((line) => cells(line)[0] === name)
     if (at === -1) kept.push(row)
     else kept[at] = row
   }
-  const block = ["| figure | command | last value (date) | target |", "|---|---|---|---|", ...kept].join("\n")
+  const block = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...kept].join("\n")
   writeFileSync(file, `${text.slice(0, start)}<!-- table:start -->\n${block}\n${text.slice(end)}`)
   log("bench/README.md: table updated")
 }
@@ -264,18 +381,18 @@ let failed = false
 for (const figure of figures) {
   if (only !== undefined && !only.includes(figure.key)) continue
   if (only === undefined && figure.optIn !== undefined && !figure.optIn()) {
-    rows.push([figure.key, "not run: no seeded year (BENCH_TABLE_ONLY=year seeds one)", "", `\`${figure.command}\``])
+    log(`${figure.key}: not run (BENCH_TABLE_ONLY=${figure.key} runs it)`)
     continue
   }
   try {
-    for (const [name, value, target] of figure.run()) rows.push([name, value, target, `\`${figure.command}\``])
+    for (const row of figure.run()) rows.push([...row, `\`${figure.command}\``])
   } catch (error) {
     failed = true
-    rows.push([figure.key, `failed: ${error.message}`, "", `\`${figure.command}\``])
+    rows.push([figure.key, `failed: ${error.message}`, "", "", "", `\`${figure.command}\``])
   }
 }
 const date = new Date().toISOString().slice(0, 10)
 console.log(`\n${date}:\n`)
-console.log(table(["figure", "value", "target", "command"], rows))
+console.log(table(["figure", "value", "measured beside it", "ratio", "target", "command"], rows))
 if (process.argv.includes("--update-readme")) updateReadme(rows, date)
 if (failed) process.exit(1)
