@@ -178,5 +178,7 @@ if (routes.length > 1) {
 if (variants.includes("floor")) {
   console.log("\nCPU per request against the floor (same rounds)")
   for (const v of variants.filter((x) => x !== "floor"))
-    console.log(`  ${v.padEnd(16)} ${routes.map((r) => `${r} ${(medianOf(v, r, "us") / medianOf("floor", r, "us")).toFixed(2)}×`).join("  ")}`)
+    console.log(
+      `  ${v.padEnd(16)} ${routes.map((r) => `${r} ${(medianOf(v, r, "us") / medianOf("floor", r, "us")).toFixed(2)}×`).join("  ")}`,
+    )
 }

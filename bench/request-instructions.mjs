@@ -104,19 +104,31 @@ const measure = async (server) => {
     for (const route of routes) await run(route, warm)
     const result = {}
     let dumps = 0
-    const counted = async (route, count) => {
-      control(child.pid, "--zero")
-      await run(route, count)
+    const dump = () => {
       control(child.pid, "--dump")
       dumps++
       const text = readFileSync(`${out}.${dumps}`, "utf8")
       return Number(/^summary: (\d+)/m.exec(text)?.[1] ?? /^totals: (\d+)/m.exec(text)[1])
     }
+    const counted = async (route, count) => {
+      control(child.pid, "--zero")
+      const started = performance.now()
+      await run(route, count)
+      return { instructions: dump(), ms: performance.now() - started }
+    }
+    const extraMs = []
     for (const route of routes) {
       const one = await counted(route, n)
       const two = await counted(route, 2 * n)
-      result[route] = (two - one) / n
+      result[route] = (two.instructions - one.instructions) / n
+      extraMs.push(two.ms - one.ms)
     }
+    // What the process runs with no request (timers, the scheduler…) over as long as N requests
+    // took: counted in the figures above, shown beside them.
+    const idleMs = extraMs.reduce((a, b) => a + b, 0) / extraMs.length
+    control(child.pid, "--zero")
+    await new Promise((r) => setTimeout(r, idleMs))
+    result.idle = dump() / n
     return result
   } finally {
     const exited = new Promise((r) => child.once("exit", r))
@@ -130,11 +142,13 @@ const results = {}
 for (const server of servers) {
   results[server] = await measure(server)
   console.error(
-    `${server}: ${routes.map((r) => `${r} ${Math.round(results[server][r] / 1000)}k instructions`).join(" | ")}`,
+    `${server}: ${routes.map((r) => `${r} ${Math.round(results[server][r] / 1000)}k instructions`).join(" | ")} (idle over as long: ${Math.round(results[server].idle / 1000)}k per request)`,
   )
 }
 console.log(`\ninstructions per request (thousands), N=${n} after ${warm} warm-up requests per route`)
-console.log(`| server | ${routes.join(" | ")} | ${routes.length > 1 ? `${routes[1]} / ${routes[0]} |` : ""}`)
+console.log(
+  `| server | ${routes.join(" | ")} | ${routes.length > 1 ? `${routes[1]} / ${routes[0]} |` : ""} idle, as long as a request |`,
+)
 for (const server of servers) {
   const r = results[server]
   const cells = routes.map((route) =>
@@ -143,6 +157,6 @@ for (const server of servers) {
       : `${Math.round(r[route] / 1000)}`,
   )
   console.log(
-    `| ${server} | ${cells.join(" | ")} | ${routes.length > 1 ? `${(r[routes[1]] / r[routes[0]]).toFixed(2)} |` : ""}`,
+    `| ${server} | ${cells.join(" | ")} | ${routes.length > 1 ? `${(r[routes[1]] / r[routes[0]]).toFixed(2)} |` : ""} ${Math.round(r.idle / 1000)} |`,
   )
 }
