@@ -5,7 +5,9 @@
 // route, the counters are zeroed, N requests sent one after another on one keep-alive connection,
 // the counters dumped, and again with 2N: (I(2N) − I(N)) / N is one request, without the dump's and
 // the zeroing's own cost. Servers: a snapshot of `bench/ab.mjs snapshot <name>`, `floor`
-// (bench/request-floor-server.mjs), or a path to a main.js. Slow: a start takes 1–3 min.
+// (bench/request-floor-server.mjs), or a path to a main.js. Slow: a start takes 1–3 min. Not yet
+// as repeatable as hoped: a major GC or a tier-up in one window swings a figure by millions of
+// instructions, so keep the defaults (or more); see bench/README.md "Tools".
 //
 //   node bench/request-instructions.mjs floor base after
 //
