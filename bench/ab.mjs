@@ -5,6 +5,10 @@
 //
 //   node bench/ab.mjs snapshot <name>          # copy packages/server/dist (or $AB_DIST) to /tmp/aide-ab/<name>
 //   node bench/ab.mjs <nameA> <nameB> [...]    # compare (env AB_ROUNDS [4], AB_SECONDS [5], AB_CONNECTIONS [20])
+//
+// The variant `floor` is bench/request-floor-server.mjs (node:http answering the same two routes,
+// no Aide code): `node bench/ab.mjs floor base after` prints each build's CPU per request as a
+// multiple of the floor's, measured in the same rounds.
 
 import { spawn } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
@@ -78,11 +82,13 @@ const call = (port, method, urlPath, body) =>
     req.end(payload)
   })
 
-const measure = async (variant) => {
+const measure = async (variant, round) => {
   const port = await freePort()
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "aide-ab-"))
   const started = performance.now()
-  const child = spawn(process.execPath, [path.join(base, variant, "main.js")], {
+  const entry =
+    variant === "floor" ? path.join(root, "bench/request-floor-server.mjs") : path.join(base, variant, "main.js")
+  const child = spawn(process.execPath, [entry], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", AIDE_DATA_DIR: dataDir, AIDE_LOG_LEVEL: "Warning" },
     stdio: ["ignore", "ignore", "inherit"],
   })
@@ -100,13 +106,16 @@ const measure = async (variant) => {
     (await call(port, "POST", "/api/auth/setup", { password: "correct horse battery staple" })).text,
   )
   const out = { cold: { rps: coldMs, us: rss, bad: 0, cpu: coldCpuMs } }
-  for (const route of routes) {
-    const opts = {
-      url: `http://127.0.0.1:${port}${route}`,
-      connections: Number(process.env.AB_CONNECTIONS ?? 20),
-      headers: { authorization: `Bearer ${token}` },
-    }
-    await autocannon({ ...opts, duration: 1 })
+  const optsOf = (route) => ({
+    url: `http://127.0.0.1:${port}${route}`,
+    connections: Number(process.env.AB_CONNECTIONS ?? 20),
+    headers: { authorization: `Bearer ${token}` },
+  })
+  // Every route warmed before any is measured, and the order alternated by round: the first
+  // route measured would otherwise carry the process's late start-up work and JIT alone.
+  for (const route of routes) await autocannon({ ...optsOf(route), duration: 1 })
+  for (const route of round % 2 === 0 ? routes : [...routes].reverse()) {
+    const opts = optsOf(route)
     const before = cpuMs(child.pid)
     const r = await autocannon({ ...opts, duration: seconds })
     out[route] = {
@@ -126,7 +135,7 @@ const samples = Object.fromEntries(variants.map((v) => [v, []]))
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 === 0 ? variants : [...variants].reverse()
   for (const v of order) {
-    const out = await measure(v)
+    const out = await measure(v, round)
     samples[v].push(out)
     console.error(
       `round ${round + 1} ${v}: cold ${out.cold.rps.toFixed(0)} ms ${out.cold.us.toFixed(1)} MiB | ${routes.map((r) => `${r} ${Math.round(out[r].rps)} req/s ${out[r].us.toFixed(0)} µs${out[r].bad ? ` BAD ${out[r].bad}` : ""}`).join(" | ")}  (load ${os.loadavg()[0].toFixed(1)})`,
@@ -156,4 +165,20 @@ for (const route of routes) {
         .padStart(4)} µs CPU/req`,
     )
   }
+}
+const medianOf = (v, route, field) => median(samples[v].map((o) => o[route][field]))
+if (routes.length > 1) {
+  console.log(`\n${routes[1]} / ${routes[0]}, per build (req/s ratio; CPU/req ratio)`)
+  for (const v of variants) {
+    const rps = medianOf(v, routes[1], "rps") / medianOf(v, routes[0], "rps")
+    const us = medianOf(v, routes[1], "us") / medianOf(v, routes[0], "us")
+    console.log(`  ${v.padEnd(16)} ${rps.toFixed(2)}×  ${us.toFixed(2)}×`)
+  }
+}
+if (variants.includes("floor")) {
+  console.log("\nCPU per request against the floor (same rounds)")
+  for (const v of variants.filter((x) => x !== "floor"))
+    console.log(
+      `  ${v.padEnd(16)} ${routes.map((r) => `${r} ${(medianOf(v, r, "us") / medianOf("floor", r, "us")).toFixed(2)}×`).join("  ")}`,
+    )
 }

@@ -37,7 +37,7 @@ const child = spawn(
     "--cpu-prof",
     `--cpu-prof-dir=${profileDir}`,
     "--cpu-prof-interval=200",
-    path.join(root, "packages/server/dist/main.js"),
+    process.env.PROFILE_SERVER ?? path.join(root, "packages/server/dist/main.js"),
   ],
   {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", AIDE_DATA_DIR: dataDir, AIDE_LOG_LEVEL: "Warning" },

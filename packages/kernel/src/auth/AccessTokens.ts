@@ -1,4 +1,4 @@
-import { Clock, Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Context, Data, Duration, Effect, Layer, Redacted } from "effect"
 import * as Jose from "jose"
 import { AuthConfig } from "./AuthConfig.js"
 
@@ -93,17 +93,16 @@ export const make = Effect.fn("AccessTokens.make")(function* (options: AccessTok
       Effect.tap((claims) => Effect.sync(() => remember(token, claims))),
     )
 
+  // On every authenticated request: one step when the token is known (the Clock read in place).
   const verify = (token: string) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Option.match(Option.fromNullable(verified.get(token)), {
-        onNone: () => verifySignature(token, now),
-        onSome: (claims) => {
-          if (claims.expiresAt.getTime() > now) return Effect.succeed(claims)
-          verified.delete(token)
-          return Effect.fail(new InvalidAccessToken())
-        },
-      }),
-    )
+    Effect.clockWith((clock) => {
+      const now = clock.unsafeCurrentTimeMillis()
+      const claims = verified.get(token)
+      if (claims === undefined) return verifySignature(token, now)
+      if (claims.expiresAt.getTime() > now) return Effect.succeed(claims)
+      verified.delete(token)
+      return Effect.fail(new InvalidAccessToken())
+    })
 
   return AccessTokens.of({ issue, verify })
 })

@@ -166,17 +166,18 @@ const build = Effect.gen(function* () {
     return yield* new InvalidRefreshToken()
   })
 
+  // On every authenticated request: one frame for both outcomes of the token check.
   const authenticate = (accessToken: string) =>
-    accessTokens.verify(accessToken).pipe(
-      Effect.mapError(() => new Unauthenticated()),
-      Effect.flatMap(({ sessionId }) => {
+    Effect.matchEffect(accessTokens.verify(accessToken), {
+      onFailure: () => Effect.fail(new Unauthenticated()),
+      onSuccess: ({ sessionId }): Effect.Effect<Principal, Unauthenticated | StorageError> => {
         if (activeSessions.has(sessionId)) return Effect.succeed<Principal>({ sessionId })
         const check = Effect.flatMap(now, (at) => store.isSessionActive(sessionId, at.toISOString()))
         return Effect.flatMap(activeSessions.remember(sessionId, check), (active) =>
           active ? Effect.succeed<Principal>({ sessionId }) : Effect.fail(new Unauthenticated()),
         )
-      }),
-    )
+      },
+    })
 
   const logout = Effect.fn("Auth.logout")(function* (principal: Principal) {
     yield* store.revokeSession(principal.sessionId, (yield* now).toISOString())

@@ -82,10 +82,7 @@ export const lister = (store: Store, now: Effect.Effect<Date>) => {
   // it once too). Bounded: one entry per session asking, for as long as those rows are served.
   const listed = new WeakMap<ReadonlyArray<SessionRow>, Map<string, ReadonlyArray<Session>>>()
 
-  // Untraced: it runs on every `GET /api/auth/sessions`, where a span (and the stack trace
-  // Effect.fn captures per call) cost about as much as the query.
-  return Effect.fnUntraced(function* (principal: Principal) {
-    const rows = yield* store.listActiveSessions((yield* now).toISOString())
+  const forSession = (principal: Principal, rows: ReadonlyArray<SessionRow>): ReadonlyArray<Session> => {
     let bySession = listed.get(rows)
     if (bySession === undefined) {
       bySession = new Map()
@@ -108,5 +105,12 @@ export const lister = (store: Store, now: Effect.Effect<Date>) => {
     )
     bySession.set(principal.sessionId, sessions)
     return sessions
-  })
+  }
+
+  // Untraced, in plain combinators: it runs on every `GET /api/auth/sessions`, where a span (and
+  // the stack trace Effect.fn captures per call), or a generator, cost about as much as the query.
+  return (principal: Principal) =>
+    Effect.flatMap(now, (at) =>
+      Effect.map(store.listActiveSessions(at.toISOString()), (rows) => forSession(principal, rows)),
+    )
 }

@@ -2,7 +2,7 @@ import { Auth } from "@aide/kernel"
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Redacted } from "effect"
 import { Unauthorized } from "../api/ApiErrors.js"
-import { Authentication } from "../api/Security.js"
+import { Authentication, rememberSession } from "../api/Security.js"
 
 const bearerPrefix = /^bearer /i
 
@@ -24,10 +24,14 @@ export const layer = Layer.effect(
             return Effect.fail(Unauthorized.unauthorized)
           }
           // Only a storage failure is a defect; `orDie` after the catch would turn every 401 into a 500.
-          // One error handler for both mappings (each handler is a frame on every request).
-          return Effect.catchAll(auth.authenticate(value), (error) =>
-            error._tag === "Unauthenticated" ? Unauthorized.unauthorized : Effect.die(error),
-          )
+          // One frame for both outcomes (each handler is a frame on every request).
+          return Effect.matchEffect(auth.authenticate(value), {
+            onFailure: (error) => (error._tag === "Unauthenticated" ? Unauthorized.unauthorized : Effect.die(error)),
+            onSuccess: (principal) => {
+              rememberSession(request, principal)
+              return Effect.void
+            },
+          })
         }),
     }
   }),

@@ -123,7 +123,8 @@ export const capLayer = (limits: SlowClientLimits & { readonly trustProxy: Trust
           app,
           Effect.sync(() => release(bucket)),
         )
-      response.once("close", () => release(bucket))
+      // `on`, not `once`: a response closes once, and `once` wraps and checks the listener again.
+      response.on("close", () => release(bucket))
       return app
     }),
   )
