@@ -18,6 +18,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
+import { writeResults } from "./harness.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const base = "/tmp/aide-ab"
@@ -182,3 +183,6 @@ if (variants.includes("floor")) {
       `  ${v.padEnd(16)} ${routes.map((r) => `${r} ${(medianOf(v, r, "us") / medianOf("floor", r, "us")).toFixed(2)}×`).join("  ")}`,
     )
 }
+console.log(
+  `\nresults: ${writeResults("ab", { date: new Date().toISOString(), rounds, seconds, routes, variants, samples })}`,
+)
