@@ -304,7 +304,19 @@ export const make = Effect.gen(function* () {
     )
   }, orStorageError("deleting a thread"))
 
-  return Threads.of({ ensure, get, messages, tail, holding, saveMessage, setTitle, list, detail, fork, delete: delete_ })
+  return Threads.of({
+    ensure,
+    get,
+    messages,
+    tail,
+    holding,
+    saveMessage,
+    setTitle,
+    list,
+    detail,
+    fork,
+    delete: delete_,
+  })
 })
 
 /** `Threads` on the kernel's `SqlClient`; branch ids come from `Ids`. */

@@ -80,6 +80,20 @@ export interface ThreadTail {
   readonly before: number
 }
 
+/**
+ * A thread as a run reads it (`ThreadWindow.read`): its newest messages and how many come before
+ * them, with reads of more for a reader that needs them (memory whose observations do not cover
+ * the older ones; a membership test). Each read is of the thread as it is when read.
+ */
+export interface ThreadWindow extends ThreadTail {
+  /** The thread's last `last` messages (as `Threads.tail`). */
+  readonly widen: (last: number) => Effect.Effect<ThreadTail, StorageError>
+  /** Every message of the thread (`messages` itself when `before` is 0). */
+  readonly all: Effect.Effect<ReadonlyArray<StoredMessage>, StorageError>
+  /** Which of `messageIds` are messages of the thread (as `Threads.holding`). */
+  readonly holding: (messageIds: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, StorageError>
+}
+
 export class ThreadNotFound extends Schema.TaggedError<ThreadNotFound>()("ThreadNotFound", {
   threadId: Schema.String,
 }) {}
