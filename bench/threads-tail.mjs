@@ -59,7 +59,7 @@ try {
   )
   console.log(
     table(
-      ["read of a " + count + "-message thread (SQLite)", "messages", "median (ms)"],
+      [`read of a ${count}-message thread (SQLite)`, "messages", "median (ms)"],
       [
         ["`Threads.messages` (whole thread)", result.rows.all, round(result.all, 2)],
         ["`Threads.tail(id, 64)`", result.rows.tail, round(result.tail, 2)],

@@ -46,8 +46,16 @@ const counting = (window: ThreadWindow) => {
   const counted: ThreadWindow = {
     ...window,
     widen: (last) =>
-      Effect.tap(window.widen(last), (tail) => Effect.sync(() => void (extra.widened += tail.messages.length))),
-    all: Effect.tap(window.all, (all) => Effect.sync(() => void (extra.all += all.length))),
+      Effect.tap(window.widen(last), (tail) =>
+        Effect.sync(() => {
+          extra.widened += tail.messages.length
+        }),
+      ),
+    all: Effect.tap(window.all, (all) =>
+      Effect.sync(() => {
+        extra.all += all.length
+      }),
+    ),
   }
   return { window: counted, extra }
 }
