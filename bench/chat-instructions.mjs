@@ -12,7 +12,8 @@
 //     CHAT_INSTRUCTIONS_FEW=54 CHAT_INSTRUCTIONS_MANY=104 node bench/chat-instructions.mjs
 //
 // Knobs: CHAT_INSTRUCTIONS_SERVERS [the build], CHAT_INSTRUCTIONS_FEW [4], CHAT_INSTRUCTIONS_MANY [16],
-//        CHAT_INSTRUCTIONS_SAME_THREAD=1 (one thread reused). Needs `valgrind` (Debian's package).
+//        CHAT_INSTRUCTIONS_SAME_THREAD=1 (one thread reused), CHAT_INSTRUCTIONS_START_MS [180000]
+//        (how long a start under valgrind may take: longer on a loaded machine). Needs `valgrind` (Debian's package).
 // Prints a markdown table; writes bench/results/chat-instructions-<timestamp>.json.
 
 import { spawnSync } from "node:child_process"
@@ -54,7 +55,7 @@ const count = async (main, fakeUrl, chats) => {
     launcher: ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"],
     env: { OPENAI_COMPATIBLE_BASE_URL: fakeUrl, OPENAI_COMPATIBLE_API_KEY: "fake" },
     // ~30 s to start under valgrind; its summary is written after the process's own shutdown.
-    startMs: 180_000,
+    startMs: int("CHAT_INSTRUCTIONS_START_MS", 180_000),
     stopMs: 120_000,
   })
   try {

@@ -26,6 +26,8 @@ import { tempSqliteStorageLayer } from "./support/files.js"
 
 /** Every `messages` read of the kernel's `Threads`, by thread. */
 const reads: Array<string> = []
+/** Every `tail` read: the thread and how many messages were asked for. */
+const tails: Array<readonly [string, number]> = []
 /** The messages the title generator was given, per call. */
 const titled: Array<ReadonlyArray<StoredMessage>> = []
 
@@ -64,6 +66,11 @@ const countingThreads = Layer.effect(
         Effect.zipRight(
           Effect.sync(() => void reads.push(id)),
           threads.messages(id),
+        ),
+      tail: (id, last) =>
+        Effect.zipRight(
+          Effect.sync(() => void tails.push([id, last])),
+          threads.tail(id, last),
         ),
     }),
   ),
@@ -143,5 +150,29 @@ describe("the reads of a chat", () => {
         expect(titled[0]!.map((message) => message.role)).toEqual(["user", "assistant"])
         expect(titled[0]!.map((message) => message.id)).toEqual((yield* threads.messages("t1")).map((m) => m.id))
       }).pipe(Effect.provide(kernel)),
+  )
+
+  it.effect("a chat on a continued thread reads its newest messages once (Threads.tail), never the whole thread", () =>
+    Effect.gen(function* () {
+      yield* useModel(scriptedModel(answer("Paris.")))
+      yield* chunksOf(yield* send("t2", "What is the capital of France?"))
+      const threads = yield* Threads
+      yield* eventually(
+        Effect.flatMap(threads.get("t2"), (thread) =>
+          thread.title === "Capitals" ? Effect.void : Effect.fail("not titled yet"),
+        ),
+      )
+      reads.length = 0
+      tails.length = 0
+      yield* useModel(scriptedModel(answer("Lyon.")))
+      yield* chunksOf(yield* send("t2", "And the second city?"))
+      yield* eventually(
+        Effect.flatMap(threads.detail("t2"), (detail) =>
+          detail.messages.length === 4 ? Effect.void : Effect.fail("not saved yet"),
+        ),
+      )
+      expect(tails).toEqual([["t2", 64]])
+      expect(reads).toEqual([])
+    }).pipe(Effect.provide(kernel)),
   )
 })

@@ -19,9 +19,9 @@ export interface AgentStepInput {
   /** The system prompt: the config's, the date, working memory, observations and recalled messages. */
   readonly system: string
   /**
-   * The thread as stored (UI messages, the shape `useChat` round-trips), ending with the owner's
-   * message, or with the assistant message this step continues after the owner's decisions
-   * (its calls in `approval-responded`).
+   * The thread's newest messages as stored (UI messages, the shape `useChat` round-trips; a long
+   * thread's older ones left out), ending with the owner's message, or with the assistant
+   * message this step continues after the owner's decisions (its calls in `approval-responded`).
    */
   readonly history: ReadonlyArray<StoredMessage>
   /**

@@ -2,6 +2,7 @@ import { Context, Effect, FiberSet, Layer, type Stream } from "effect"
 import { Ids } from "../ids/Ids.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { type StoredMessage, Threads } from "../threads/Threads.js"
+import * as ThreadWindows from "../threads/ThreadWindow.js"
 import { unacceptedAttachment, unacceptedMessage } from "./Attachments.js"
 import type { ChatBusy, ChatModelError } from "./ChatErrors.js"
 import { InvalidChatRequest, UnsupportedAttachment } from "./ChatErrors.js"
@@ -144,16 +145,14 @@ export const make = (options: ChatOptions = {}) =>
       // failed): sending it again answers it again, in the same thread, without a copy.
       let retry = false
       if (input.messageId !== undefined && input.threadId !== undefined) {
-        const history = yield* threads
-          .messages(threadId)
-          .pipe(
-            Effect.catchTag("ThreadNotFound", () =>
-              Effect.succeed([] as ReadonlyArray<{ readonly id: string; readonly role: string }>),
-            ),
-          )
-        const last = history.at(-1)
-        retry = last?.id === input.messageId && last.role === "user"
-        if (!retry && history.some((message) => message.id === input.messageId)) {
+        // The last message and whether the id is taken: two bounded reads, never the whole thread.
+        const { messageId } = input
+        const seen = yield* Effect.all([threads.tail(threadId, 1), threads.holding(threadId, [messageId])]).pipe(
+          Effect.catchTag("ThreadNotFound", () => Effect.succeed(undefined)),
+        )
+        const last = seen?.[0].messages.at(-1)
+        retry = last?.id === messageId && last.role === "user"
+        if (!retry && seen?.[1].has(messageId) === true) {
           return yield* new InvalidChatRequest({ message: "messageId is already in the thread" })
         }
       }
@@ -165,7 +164,8 @@ export const make = (options: ChatOptions = {}) =>
         prepare: Effect.gen(function* () {
           const { created } = yield* threads.ensure(threadId)
           if (!created) yield* persistence.supersedePending(threadId)
-          if (retry) return { history: yield* threads.messages(threadId) }
+          // A long thread's run reads its newest messages; memory asks for more when it must.
+          if (retry) return { history: yield* ThreadWindows.read(threads, threadId) }
           const message: StoredMessage = {
             id: input.messageId ?? (yield* ids.uuid),
             role: "user",
@@ -176,9 +176,9 @@ export const make = (options: ChatOptions = {}) =>
           // A thread this send created holds only this message (its run holds the thread, and
           // the parts are plain JSON, stored as given): no read back, and the message is saved
           // while the model is asked rather than before.
-          if (created) return { history: [message], write: save }
+          if (created) return { history: ThreadWindows.complete([message]), write: save }
           yield* save
-          return { history: yield* threads.messages(threadId) }
+          return { history: yield* ThreadWindows.read(threads, threadId) }
         }).pipe(Effect.catchTag("ThreadNotFound", (error) => Effect.die(error))),
       })
     })

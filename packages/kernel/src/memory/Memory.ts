@@ -3,7 +3,7 @@ import type { AppConfig } from "../config/AppConfig.js"
 import type { Ids } from "../ids/Ids.js"
 import type { ModelRegistry } from "../models/ModelRegistry.js"
 import type { StorageError } from "../storage/StorageError.js"
-import type { StoredMessage, Threads } from "../threads/Threads.js"
+import type { StoredMessage, Threads, ThreadWindow } from "../threads/Threads.js"
 import type * as MemoryErrors from "./MemoryErrors.js"
 import type { MemoryRecordView } from "./MemoryRecord.js"
 import type { MemoryStore, WorkingDocument } from "./MemoryStore.js"
@@ -41,7 +41,8 @@ export interface ObservationalOptions {
  * Contract for an implementation (`Kernel.layer({ memoryLayer })`, with `Recall`; `NoMemory` is one):
  * chat calls `contextFor` before each model call and `afterTurn` after each saved turn, on its
  * own fiber: `afterTurn` must return at once and never fail, `contextFor` must return every
- * message it does not cover (returning `history` unchanged is always correct). Working-memory
+ * message of the thread it does not cover (returning `history.all` is always correct; a long
+ * thread's run reads only its newest messages unless `contextFor` asks for more). Working-memory
  * edits come from the owner and from the model's tools: refuse them with the tagged errors
  * of `MemoryErrors`, never a defect. `forgetThreads` follows thread deletion.
  */
@@ -64,20 +65,23 @@ export class Memory extends Context.Tag("@aide/kernel/Memory")<
     readonly record: (threadId?: string) => Effect.Effect<MemoryRecordView, StorageError>
     /** The active observation log; null while off or before the first observation (never ""). */
     readonly observations: (threadId?: string) => Effect.Effect<string | null, StorageError>
-    /** What a run of the thread sends: the observations, and the history minus what they cover. */
+    /**
+     * What a run of the thread sends: the observations, and the thread's messages minus what they
+     * cover. `history`: the thread as the run read it (its newest messages, and reads of more).
+     */
     readonly contextFor: (
       threadId: string,
-      history: ReadonlyArray<StoredMessage>,
+      history: ThreadWindow,
     ) => Effect.Effect<
       { readonly observations: string | null; readonly history: ReadonlyArray<StoredMessage> },
       StorageError
     >
     /**
      * After a turn was saved: counts it and lets the observer/reflector run. Returns at once.
-     * `messages`: the thread as just saved, when the caller has it (a chat run does): spares a
+     * `saved`: the thread as just saved, when the caller has it (a chat run does): spares a
      * read of the whole thread per turn.
      */
-    readonly afterTurn: (threadId: string, messages?: ReadonlyArray<StoredMessage>) => Effect.Effect<void>
+    readonly afterTurn: (threadId: string, saved?: ThreadWindow) => Effect.Effect<void>
     /** After threads were deleted: forgets what came only from them. */
     readonly forgetThreads: (threadIds: ReadonlyArray<string>) => Effect.Effect<void, StorageError>
     /** Every reflection of a record (`resource`, `thread:<id>`), oldest first: the audit trail. */

@@ -20,7 +20,7 @@ export const memory: Layer.Layer<Memory> = Layer.succeed(
     observationalMemoryEnabled: Effect.succeed(false),
     record: () => Effect.succeed({ record: null, thresholds: null }),
     observations: () => Effect.succeed(null),
-    contextFor: (_threadId, history) => Effect.succeed({ observations: null, history }),
+    contextFor: (_threadId, history) => Effect.map(history.all, (all) => ({ observations: null, history: all })),
     afterTurn: () => Effect.void,
     forgetThreads: () => Effect.void,
     reflections: () => Effect.succeed([]),

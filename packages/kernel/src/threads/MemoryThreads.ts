@@ -194,6 +194,16 @@ export const make = Effect.gen(function* () {
     ensure,
     get: (id) => Effect.map(require(id), (thread) => thread.record),
     messages: (id) => Effect.map(require(id), (thread) => [...thread.messages]),
+    tail: (id, last) =>
+      Effect.map(require(id), (thread) => {
+        const messages = thread.messages.slice(-Math.max(1, Math.floor(last)))
+        return { messages, before: thread.messages.length - messages.length }
+      }),
+    holding: (id, messageIds) =>
+      Effect.map(require(id), (thread): ReadonlySet<string> => {
+        const wanted = new Set(messageIds)
+        return new Set(thread.messages.filter((message) => wanted.has(message.id)).map((message) => message.id))
+      }),
     saveMessage,
     setTitle,
     list,

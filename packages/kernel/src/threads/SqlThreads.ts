@@ -82,6 +82,33 @@ export const make = Effect.gen(function* () {
     return found
   }, orStorageError("reading messages"))
 
+  // Newest first by the (thread_id, seq) index, as far as `last`; the count is the same index's.
+  const tail = Effect.fn("Threads.tail")(function* (id: string, last: number) {
+    const rows = yield* sql<MessageRow & { readonly total: number | string }>`
+      SELECT id, role, parts, metadata,
+             (SELECT CAST(COUNT(*) AS INTEGER) FROM messages WHERE thread_id = ${id}) AS "total"
+      FROM messages WHERE thread_id = ${id} ORDER BY seq DESC LIMIT ${Math.max(1, Math.floor(last))}`
+    if (rows.length === 0) {
+      yield* requireThread(id)
+      return { messages: [], before: 0 }
+    }
+    const messages = rows.map(toMessage).reverse()
+    return { messages, before: Number(rows[0]!.total) - messages.length }
+  }, orStorageError("reading messages"))
+
+  const holding = Effect.fn("Threads.holding")(function* (id: string, messageIds: ReadonlyArray<string>) {
+    const found = new Set<string>()
+    // Bounded batches: SQLite's and PostgreSQL's limits on bound parameters.
+    for (let start = 0; start < messageIds.length; start += 500) {
+      const batch = messageIds.slice(start, start + 500)
+      const rows = yield* sql<{ readonly id: string }>`
+        SELECT id FROM messages WHERE thread_id = ${id} AND ${sql.in("id", batch)}`
+      for (const row of rows) found.add(row.id)
+    }
+    if (found.size === 0) yield* requireThread(id)
+    return found as ReadonlySet<string>
+  }, orStorageError("reading messages"))
+
   const saveMessage = Effect.fn("Threads.saveMessage")(function* (threadId: string, message: StoredMessage) {
     const at = yield* now
     // Bounded depth: a part nested past it would fail every later model request of the thread.
@@ -277,7 +304,19 @@ export const make = Effect.gen(function* () {
     )
   }, orStorageError("deleting a thread"))
 
-  return Threads.of({ ensure, get, messages, saveMessage, setTitle, list, detail, fork, delete: delete_ })
+  return Threads.of({
+    ensure,
+    get,
+    messages,
+    tail,
+    holding,
+    saveMessage,
+    setTitle,
+    list,
+    detail,
+    fork,
+    delete: delete_,
+  })
 })
 
 /** `Threads` on the kernel's `SqlClient`; branch ids come from `Ids`. */

@@ -73,6 +73,27 @@ export interface ThreadPage {
   readonly hasMore: boolean
 }
 
+/** A thread's newest messages (`Threads.tail`): in order, and how many come before them. */
+export interface ThreadTail {
+  readonly messages: ReadonlyArray<StoredMessage>
+  /** How many messages of the thread come before `messages` (0: `messages` is the whole thread). */
+  readonly before: number
+}
+
+/**
+ * A thread as a run reads it (`ThreadWindow.read`): its newest messages and how many come before
+ * them, with reads of more for a reader that needs them (memory whose observations do not cover
+ * the older ones; a membership test). Each read is of the thread as it is when read.
+ */
+export interface ThreadWindow extends ThreadTail {
+  /** The thread's last `last` messages (as `Threads.tail`). */
+  readonly widen: (last: number) => Effect.Effect<ThreadTail, StorageError>
+  /** Every message of the thread (`messages` itself when `before` is 0). */
+  readonly all: Effect.Effect<ReadonlyArray<StoredMessage>, StorageError>
+  /** Which of `messageIds` are messages of the thread (as `Threads.holding`). */
+  readonly holding: (messageIds: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, StorageError>
+}
+
 export class ThreadNotFound extends Schema.TaggedError<ThreadNotFound>()("ThreadNotFound", {
   threadId: Schema.String,
 }) {}
@@ -107,6 +128,20 @@ export class Threads extends Context.Tag("@aide/kernel/Threads")<
     readonly get: (id: string) => Effect.Effect<ThreadRecord, ThreadNotFound | StorageError>
     /** The thread's messages in the order they were first saved. */
     readonly messages: (id: string) => Effect.Effect<ReadonlyArray<StoredMessage>, ThreadNotFound | StorageError>
+    /**
+     * The thread's last `last` messages (all of them when it has fewer), in the order of
+     * `messages`, and how many come before them: what a run reads instead of the whole thread,
+     * so a long thread's history read does not grow with it. `last` is at least 1.
+     */
+    readonly tail: (id: string, last: number) => Effect.Effect<ThreadTail, ThreadNotFound | StorageError>
+    /**
+     * Which of `messageIds` are messages of the thread (a subset of them; empty for none): a
+     * membership test that reads no message.
+     */
+    readonly holding: (
+      id: string,
+      messageIds: ReadonlyArray<string>,
+    ) => Effect.Effect<ReadonlySet<string>, ThreadNotFound | StorageError>
     /**
      * Inserts the message at the end of the thread, or replaces it in place when a message with
      * this id is already in the thread (an assistant message saved again as it grows). Sets

@@ -7,6 +7,7 @@ import { AppConfig } from "../../src/config/AppConfig.js"
 import * as Memory from "../../src/memory/Memory.js"
 import * as Tokens from "../../src/memory/observational/Tokens.js"
 import { Threads } from "../../src/threads/Threads.js"
+import * as ThreadWindows from "../../src/threads/ThreadWindow.js"
 import {
   configure,
   database,
@@ -342,7 +343,7 @@ describe.each([...dialects, "memory" as const])("observational memory (%s)", (di
         expect((yield* record).pendingMessageTokens).toBe(0)
         const history = yield* threads.messages(fork.thread.id)
         const fresh = textMessage("user", "new")
-        const context = yield* memory.contextFor(fork.thread.id, [...history, fresh])
+        const context = yield* memory.contextFor(fork.thread.id, ThreadWindows.complete([...history, fresh]))
         expect(context.observations).toBe(observedLog)
         expect(context.history.map((message) => message.id)).toEqual([fresh.id])
       }),

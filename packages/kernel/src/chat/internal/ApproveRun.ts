@@ -1,6 +1,7 @@
 import type { UIMessageChunk } from "ai"
 import { Effect, Option, Stream } from "effect"
 import { Threads } from "../../threads/Threads.js"
+import * as ThreadWindows from "../../threads/ThreadWindow.js"
 import { applyDecisions } from "../Approvals.js"
 import type { ApproveInput, ChatRun } from "../Chat.js"
 import { InvalidChatRequest } from "../ChatErrors.js"
@@ -109,8 +110,10 @@ export const make = (services: {
           // The ledger is the truth: on PostgreSQL two decisions on one run, committed at once,
           // may each have saved the message with only its own decision applied.
           return {
-            history: messages.map((message) =>
-              message.id === decided.messageId ? applyDecisions(message, decided.calls) : message,
+            history: ThreadWindows.complete(
+              messages.map((message) =>
+                message.id === decided.messageId ? applyDecisions(message, decided.calls) : message,
+              ),
             ),
           }
         }).pipe(Effect.catchTag("ThreadNotFound", () => Effect.fail(new RunNotFound({ runId: decided.runId })))),

@@ -5,7 +5,7 @@ import { Memory } from "../../memory/Memory.js"
 import { Recall } from "../../memory/recall/Recall.js"
 import { loadAi } from "../../models/LoadAi.js"
 import { ModelRegistry } from "../../models/ModelRegistry.js"
-import type { StoredMessage } from "../../threads/Threads.js"
+import type { StoredMessage, ThreadWindow } from "../../threads/Threads.js"
 import { AgentStep } from "../AgentStep.js"
 import { rejectsNewestAttachment } from "../Attachments.js"
 import { ChatModelError, UnsupportedAttachment } from "../ChatErrors.js"
@@ -64,7 +64,7 @@ export const make = (options: RunModelOptions) =>
     const open = (call: {
       readonly threadId: string
       readonly resolved: Effect.Effect.Success<typeof resolve>
-      readonly history: ReadonlyArray<StoredMessage>
+      readonly history: ThreadWindow
       readonly tools: ToolSet
       readonly controller: AbortController
       readonly startedAt: Date
@@ -78,10 +78,10 @@ export const make = (options: RunModelOptions) =>
         // that cannot be read leaves this answer with the whole history; it never fails the chat.
         const context = yield* memory.contextFor(threadId, call.history).pipe(
           Effect.catchAll((error) =>
-            Effect.as(Effect.logWarning("chat: observations could not be read; answering without them", error), {
-              observations: null,
-              history: call.history,
-            }),
+            Effect.zipRight(
+              Effect.logWarning("chat: observations could not be read; answering without them", error),
+              Effect.map(call.history.all, (history) => ({ observations: null, history })),
+            ),
           ),
         )
         const usable = yield* usableMessages(threadId, context.history)
@@ -110,7 +110,7 @@ export const make = (options: RunModelOptions) =>
                 context.observations,
                 recalled,
               ),
-              history: call.history,
+              history: call.history.messages,
               messages: modelMessages,
               tools: call.tools,
               maxSteps: call.maxSteps,

@@ -4,7 +4,8 @@ import { Memory } from "../../memory/Memory.js"
 import { Recall } from "../../memory/recall/Recall.js"
 import * as KernelMetrics from "../../metrics/KernelMetrics.js"
 import type { StorageError } from "../../storage/StorageError.js"
-import { type StoredMessage, Threads } from "../../threads/Threads.js"
+import { type StoredMessage, Threads, type ThreadWindow } from "../../threads/Threads.js"
+import * as ThreadWindows from "../../threads/ThreadWindow.js"
 import { Tools } from "../../tools/Tools.js"
 import * as AnswerRecorder from "../AnswerRecorder.js"
 import type { ChatRun } from "../Chat.js"
@@ -27,9 +28,9 @@ export interface RunStarterOptions {
   readonly bounds: RunBounds.RunBounds
 }
 
-/** The history a run starts from, and what is left to write of it. */
+/** The history a run starts from (a long thread's newest messages), and what is left to write of it. */
 export interface Prepared<E> {
-  readonly history: ReadonlyArray<StoredMessage>
+  readonly history: ThreadWindow
   /**
    * A write the history already shows (a new thread's first message): it goes on while the model
    * is asked, and the run waits for it before anything of the answer goes out, so a client never
@@ -82,17 +83,6 @@ const alongside = <E>(write: Effect.Effect<void, E>) =>
 const noFollower = (sink: StreamSink) => {
   sink.onEnd()
   return () => {}
-}
-
-/** The thread after its run saved `answer`: a continued message is replaced where it stands. */
-const withAnswer = (
-  history: ReadonlyArray<StoredMessage>,
-  answer: StoredMessage | undefined,
-): ReadonlyArray<StoredMessage> => {
-  if (answer === undefined) return history
-  const at = history.findIndex((message) => message.id === answer.id)
-  if (at === -1) return [...history, answer]
-  return history.map((message, index) => (index === at ? answer : message))
 }
 
 /** The tag (and, for a model failure, the message) of what failed a run: for its log line. */
@@ -173,7 +163,7 @@ export const make = (
 
           let saved: StoredMessage | undefined
           const writer = yield* hub.open(threadId).pipe(Effect.mapError(() => new ChatBusy({ threadId })))
-          const last = history.at(-1)
+          const last = history.messages.at(-1)
           const answer = AnswerRecorder.make({
             publishAll: writer.publishAll,
             save: (message) => threads.saveMessage(threadId, message),
@@ -214,7 +204,7 @@ export const make = (
             // Both titling and memory take the thread as this run saved it: no read of the whole
             // thread after the answer (nothing else writes to a thread while its run holds it).
             afterCommit: Effect.suspend(() => {
-              const messages = withAnswer(history, saved)
+              const messages = ThreadWindows.withAnswer(history, saved)
               return Effect.all(
                 [
                   naming.nameThread(threadId, messages),

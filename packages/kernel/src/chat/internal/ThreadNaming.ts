@@ -1,5 +1,5 @@
 import { Effect, FiberSet, Option } from "effect"
-import { type StoredMessage, Threads } from "../../threads/Threads.js"
+import { Threads, type ThreadWindow } from "../../threads/Threads.js"
 import { fallbackTitle } from "../ChatMessages.js"
 import { TitleGenerator } from "../TitleGenerator.js"
 
@@ -23,10 +23,12 @@ export const make = (fibers: FiberSet.FiberSet) =>
      * Names `threadId` when it has no title yet; the model's title is not waited for. `messages`:
      * the thread as the run saved it (a run has them: no second read of the whole thread).
      */
-    const nameThread = (threadId: string, messages: ReadonlyArray<StoredMessage>) =>
+    const nameThread = (threadId: string, saved: ThreadWindow) =>
       Effect.gen(function* () {
         const thread = yield* threads.get(threadId)
         if (thread.title !== null) return
+        // A long untitled thread (its title cleared) is named from its beginning.
+        const messages = saved.before === 0 ? saved.messages : yield* saved.all
         yield* threads.setTitle(threadId, fallbackTitle(messages))
         // The model's title replaces the fallback when it comes; it starts on the next turn of the
         // event loop: its setup (several ms of CPU) would otherwise hold back Node's flush of

@@ -3,7 +3,8 @@ import { AppConfig } from "../../config/AppConfig.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
 import { observationalMemoryOn } from "../../config/MemoryConfig.js"
 import { Ids } from "../../ids/Ids.js"
-import { type StoredMessage, Threads } from "../../threads/Threads.js"
+import { type StoredMessage, Threads, type ThreadWindow } from "../../threads/Threads.js"
+import * as ThreadWindows from "../../threads/ThreadWindow.js"
 import type { ObservationalOptions } from "../Memory.js"
 import * as Claims from "./Claims.js"
 import * as MemoryModelCall from "./MemoryModelCall.js"
@@ -55,10 +56,18 @@ export const make = (options: ObservationalOptions = {}) =>
       )
 
     /** Counts the thread's final messages into the record (each once). */
-    const ingest = (key: RecordKey, threadId: string, saved: ReadonlyArray<StoredMessage> | undefined) =>
+    const ingest = (key: RecordKey, threadId: string, saved: ThreadWindow | undefined) =>
       Effect.gen(function* () {
-        const messages = saved ?? (yield* threads.messages(threadId))
-        const counted = yield* store.countedIds(key, threadId)
+        let messages: ReadonlyArray<StoredMessage>
+        let counted: ReadonlySet<string>
+        if (saved === undefined) {
+          messages = yield* threads.messages(threadId)
+          counted = yield* store.countedIds(key, threadId)
+        } else {
+          // Of a long thread only the tail the counted head leaves (usually the run's window).
+          counted = yield* store.countedIds(key, threadId)
+          messages = yield* ThreadWindows.covering(saved, counted)
+        }
         const at = yield* now
         const fresh = messages.filter((message) => !counted.has(message.id) && isFinal(message))
         // Messages not counted before (a thread older than memory) keep their order by a step each.
@@ -124,13 +133,13 @@ export const make = (options: ObservationalOptions = {}) =>
     }
 
     /** After a turn was saved: counts it and starts a pass. Returns at once; never fails. */
-    const afterTurn = (threadId: string, messages?: ReadonlyArray<StoredMessage>) =>
+    const afterTurn = (threadId: string, saved?: ThreadWindow) =>
       Effect.gen(function* () {
         const config = yield* appConfig.get
         if (!observationalMemoryOn(config.memory)) return
         const key = keyOf(config, threadId)
         const record = yield* ensureRecord(config, key)
-        yield* ingest(key, threadId, messages)
+        yield* ingest(key, threadId, saved)
         if (key !== "resource" && record.lastObservedAt === null) yield* inheritFromSource(key, threadId)
         yield* runPasses(key)
       }).pipe(

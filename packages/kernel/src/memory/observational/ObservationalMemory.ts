@@ -2,7 +2,8 @@ import { Clock, Effect, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
 import { observationalMemoryOn } from "../../config/MemoryConfig.js"
-import type { StoredMessage } from "../../threads/Threads.js"
+import type { ThreadWindow } from "../../threads/Threads.js"
+import * as ThreadWindows from "../../threads/ThreadWindow.js"
 import type { ObservationalOptions } from "../Memory.js"
 import type { MemoryRecordView } from "../MemoryRecord.js"
 import * as Observational from "./Observational.js"
@@ -66,20 +67,24 @@ export const make = (options: ObservationalOptions = {}) =>
 
     /**
      * What a run of `threadId` sends: the observations, and the history without the messages
-     * they cover (the longest observed head; the newest message always stays).
+     * they cover (the longest observed head; the newest message always stays). Only what is
+     * sent is read: the window's tail when every older message is observed.
      */
-    const contextFor = (threadId: string, history: ReadonlyArray<StoredMessage>) =>
+    const contextFor = (threadId: string, history: ThreadWindow) =>
       Effect.gen(function* () {
         const config = yield* appConfig.get
-        if (!observationalMemoryOn(config.memory)) return { observations: null, history }
+        if (!observationalMemoryOn(config.memory)) return { observations: null, history: yield* history.all }
         const key = Observational.keyOf(config, threadId)
         // The newest message always stays: a history of one (a new thread's first chat) drops
         // nothing, so which of its messages were observed need not be read.
-        if (history.length <= 1) return { observations: yield* background.renderActive(key), history }
+        if (history.before === 0 && history.messages.length <= 1) {
+          return { observations: yield* background.renderActive(key), history: history.messages }
+        }
         const [log, observed] = yield* Effect.all([background.renderActive(key), store.observedIds(key, threadId)])
+        const messages = yield* ThreadWindows.covering(history, observed)
         let covered = 0
-        while (covered < history.length - 1 && observed.has(history[covered]!.id)) covered++
-        return { observations: log, history: covered === 0 ? history : history.slice(covered) }
+        while (covered < messages.length - 1 && observed.has(messages[covered]!.id)) covered++
+        return { observations: log, history: covered === 0 ? messages : messages.slice(covered) }
       })
 
     /** After threads were deleted: their messages leave the ledger, and what came only from them goes. */

@@ -3,7 +3,7 @@ import { Context, Duration, Effect, FiberSet, Layer, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import { type MemoryConfig, semanticRecallOn, splitModel } from "../../config/MemoryConfig.js"
 import { ModelRegistry } from "../../models/ModelRegistry.js"
-import type { StoredMessage } from "../../threads/Threads.js"
+import type { StoredMessage, ThreadWindow } from "../../threads/Threads.js"
 import { embedMessages, embedQuery } from "./internal/embedding.js"
 import { recallSection } from "./internal/section.js"
 import { queryTerms } from "./internal/terms.js"
@@ -27,7 +27,8 @@ export class Recall extends Context.Tag("@aide/kernel/Recall")<
     /** The section for this turn; null when recall is off or finds nothing. Never fails. */
     readonly forTurn: (turn: {
       readonly threadId: string
-      readonly history: ReadonlyArray<StoredMessage>
+      /** The thread as the run read it (its newest messages, and reads of more). */
+      readonly history: ThreadWindow
     }) => Effect.Effect<string | null>
     /** Starts embedding the thread's new messages in the background; returns at once. */
     readonly afterTurn: (threadId: string) => Effect.Effect<void>
@@ -74,12 +75,14 @@ export const make = Effect.gen(function* () {
       return Option.some({ name, model })
     })
 
-  const search = (threadId: string, history: ReadonlyArray<StoredMessage>) =>
+  const search = (threadId: string, history: ThreadWindow) =>
     Effect.gen(function* () {
       const config = yield* appConfig.get
       if (!semanticRecallOn(config.memory)) return null
       const { topK, messageRange } = config.memory.semanticRecall
-      const text = latestUserText(history)
+      // The owner's latest message is in the run's window but after a long run of answers.
+      const newestUser = history.messages.some((message) => message.role === "user")
+      const text = latestUserText(newestUser || history.before === 0 ? history.messages : yield* history.all)
       const scope = { excludeThreadId: threadId, limit: topK }
       const byText = index.searchText(queryTerms(text), scope)
       const byVector = Effect.flatMap(embedderOf(config.memory), (embedder) =>
@@ -96,14 +99,24 @@ export const make = Effect.gen(function* () {
       const [textHits, vectorHits] = yield* Effect.all([byText, byVector], { concurrency: 2 })
       const hits = fuse([vectorHits, textHits], topK)
       if (hits.length === 0) return null
-      const shared = new Set(history.map((message) => message.id))
+      const windows: Array<readonly [string, ReadonlyArray<RecalledMessage>]> = []
+      for (const hit of hits) windows.push([hit.threadId, yield* index.around(hit.threadId, hit.seq, messageRange)])
+      // What this thread has too (a fork's copies keep their ids) is not recalled: asked of the
+      // thread only for ids its window does not show.
+      const shared = new Set(history.messages.map((message) => message.id))
+      if (history.before > 0) {
+        const outside = new Set<string>()
+        for (const [, window] of windows) {
+          for (const message of window) if (!shared.has(message.messageId)) outside.add(message.messageId)
+        }
+        if (outside.size > 0) for (const id of yield* history.holding([...outside])) shared.add(id)
+      }
       const shown = new Set<string>()
       const threads = new Map<string, Array<RecalledMessage>>()
-      for (const hit of hits) {
-        const window = yield* index.around(hit.threadId, hit.seq, messageRange)
+      for (const [hitThread, window] of windows) {
         const kept = window.filter((message) => !shared.has(message.messageId) && !shown.has(message.messageId))
         for (const message of kept) shown.add(message.messageId)
-        threads.set(hit.threadId, [...(threads.get(hit.threadId) ?? []), ...kept])
+        threads.set(hitThread, [...(threads.get(hitThread) ?? []), ...kept])
       }
       const groups = [...threads.values()]
         .map((messages) => [...messages].sort((a, b) => a.seq - b.seq))
@@ -111,7 +124,7 @@ export const make = Effect.gen(function* () {
       return groups.length === 0 ? null : recallSection(groups, config.timezone)
     })
 
-  const forTurn = (turn: { readonly threadId: string; readonly history: ReadonlyArray<StoredMessage> }) =>
+  const forTurn = (turn: { readonly threadId: string; readonly history: ThreadWindow }) =>
     search(turn.threadId, turn.history).pipe(
       Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("recall failed; answering without it", cause), null)),
       Effect.withSpan("Recall.forTurn"),

@@ -153,6 +153,67 @@ export const threadsContract = (name: string, store: Layer.Layer<Module.Threads,
       )
     })
 
+    describe("tail and holding", () => {
+      it.effect("tail reads the last messages in order and counts those before them", () =>
+        Effect.gen(function* () {
+          const threads = yield* Threads
+          yield* conversation(threads, "t1", 5)
+          // A message replaced in place keeps its position in the tail too.
+          const grown = text("m4", "assistant", "message 4, grown")
+          yield* threads.saveMessage("t1", grown)
+          const last2 = yield* threads.tail("t1", 2)
+          expect(messageIds(last2.messages)).toEqual(["m4", "m5"])
+          expect(last2.messages[0]).toStrictEqual(grown)
+          expect(last2.before).toBe(3)
+          const all = yield* threads.tail("t1", 50)
+          expect(all.messages).toStrictEqual(yield* threads.messages("t1"))
+          expect(all.before).toBe(0)
+          expect(yield* threads.tail("t1", 5)).toStrictEqual({ messages: all.messages, before: 0 })
+          yield* threads.ensure("empty")
+          expect(yield* threads.tail("empty", 3)).toStrictEqual({ messages: [], before: 0 })
+        }),
+      )
+
+      it.effect("a branch's tail is its own: cloned messages, then what it grew, never the source's later ones", () =>
+        Effect.gen(function* () {
+          const threads = yield* Threads
+          yield* conversation(threads, "t1", 6)
+          const { thread } = yield* threads.fork("t1", "m4")
+          yield* threads.saveMessage(thread.id, text("b1", "user", "on the branch"))
+          const tail = yield* threads.tail(thread.id, 3)
+          expect(messageIds(tail.messages)).toEqual(["m2", "m3", "b1"])
+          expect(tail.before).toBe(1)
+          expect(messageIds((yield* threads.tail("t1", 2)).messages)).toEqual(["m5", "m6"])
+          expect(yield* threads.holding(thread.id, ["m1", "m4", "b1", "m6", "nope"])).toEqual(new Set(["m1", "b1"]))
+        }),
+      )
+
+      it.effect("holding answers which of the ids are the thread's messages", () =>
+        Effect.gen(function* () {
+          const threads = yield* Threads
+          yield* conversation(threads, "t1", 3)
+          yield* conversation(threads, "t2", 1)
+          expect(yield* threads.holding("t1", ["m3", "m1", "x", "m3"])).toEqual(new Set(["m1", "m3"]))
+          expect(yield* threads.holding("t1", [])).toEqual(new Set())
+          yield* threads.ensure("empty")
+          expect(yield* threads.holding("empty", ["m1"])).toEqual(new Set())
+          // Many ids at once (past a statement's bound parameters in one batch).
+          const many = Array.from({ length: 1_200 }, (_, index) => `other-${index}`)
+          expect(yield* threads.holding("t1", [...many, "m2"])).toEqual(new Set(["m2"]))
+        }),
+      )
+
+      it.effect("tail and holding of an unknown thread fail with ThreadNotFound", () =>
+        Effect.gen(function* () {
+          const threads = yield* Threads
+          const notFound = { _tag: "ThreadNotFound", threadId: "nope" }
+          expect(yield* Effect.flip(threads.tail("nope", 5))).toMatchObject(notFound)
+          expect(yield* Effect.flip(threads.holding("nope", ["m1"]))).toMatchObject(notFound)
+          expect(yield* Effect.flip(threads.holding("nope", []))).toMatchObject(notFound)
+        }),
+      )
+    })
+
     describe("setTitle", () => {
       it.effect("sets and clears the title without changing updatedAt", () =>
         Effect.gen(function* () {
