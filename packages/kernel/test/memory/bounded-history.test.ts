@@ -1,44 +1,17 @@
-import type { FakeModelServer } from "@aide/testing"
-import { tempDirectory, until } from "@aide/testing/effect"
+import { until } from "@aide/testing/effect"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as Chat from "../../src/chat/Chat.js"
 import * as Memory from "../../src/memory/Memory.js"
 import { Threads, type ThreadWindow } from "../../src/threads/Threads.js"
 import * as ThreadWindows from "../../src/threads/ThreadWindow.js"
-import {
-  configure,
-  database,
-  dialects,
-  fakeServer,
-  isObserver,
-  kernelInMemory,
-  kernelOn,
-  observerTurn,
-  saveTurn,
-  textMessage,
-  words,
-} from "./support.js"
+import { configure, dialects, isObserver, observerTurn, saveTurn, textMessage, withKernel, words } from "./support.js"
 
 // A long thread's run reads its newest messages (`Threads.tail`), not the whole thread: memory's
 // `contextFor` and `afterTurn` ask for more only when their observed / counted head does not
 // reach the window, and answer exactly what they would have answered over the whole thread.
 
 const observedLog = "Date: 2026-11-24\n- 10:00 🔴 The owner keeps a long diary."
-
-const withKernel = <A, E, R>(
-  dialect: (typeof dialects)[number] | "memory",
-  body: (server: FakeModelServer) => Effect.Effect<A, E, R>,
-) =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const server = yield* fakeServer
-      const db = yield* database(dialect === "memory" ? "sqlite" : dialect)
-      const dataDir = yield* tempDirectory
-      const kernel = dialect === "memory" ? kernelInMemory(server) : kernelOn(db, server, dataDir)
-      return yield* Effect.provide(body(server) as Effect.Effect<A, E, never>, kernel)
-    }),
-  )
 
 /** The window with every read beyond it counted: how many messages were read past the tail. */
 const counting = (window: ThreadWindow) => {

@@ -1,5 +1,4 @@
-import type { FakeModelServer } from "@aide/testing"
-import { tempDirectory, until } from "@aide/testing/effect"
+import { until } from "@aide/testing/effect"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as Chat from "../../src/chat/Chat.js"
@@ -10,17 +9,14 @@ import { Threads } from "../../src/threads/Threads.js"
 import * as ThreadWindows from "../../src/threads/ThreadWindow.js"
 import {
   configure,
-  database,
   dialects,
-  fakeServer,
   isObserver,
   isReflector,
-  kernelInMemory,
-  kernelOn,
   observerTurn,
   reflectorTurn,
   saveTurn,
   textMessage,
+  withKernel,
   words,
 } from "./support.js"
 
@@ -29,22 +25,6 @@ const observations = Effect.flatMap(Memory.Memory, (memory) => memory.observatio
 const afterTurn = (threadId: string) => Effect.flatMap(Memory.Memory, (memory) => memory.afterTurn(threadId))
 
 const observedLog = "Date: 2026-11-24\n- 10:00 🔴 The owner drinks tea, never coffee."
-
-/** A test on a fresh database of `dialect` with one kernel and the fake model server. */
-const withKernel = <A, E, R>(
-  dialect: (typeof dialects)[number] | "memory",
-  body: (server: FakeModelServer) => Effect.Effect<A, E, R>,
-) =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const server = yield* fakeServer
-      const db = yield* database(dialect === "memory" ? "sqlite" : dialect)
-      const dataDir = yield* tempDirectory
-      // "memory": every store in memory, the same tests as on SQL.
-      const kernel = dialect === "memory" ? kernelInMemory(server) : kernelOn(db, server, dataDir)
-      return yield* Effect.provide(body(server) as Effect.Effect<A, E, never>, kernel)
-    }),
-  )
 
 describe.each([...dialects, "memory" as const])("observational memory (%s)", (dialect) => {
   it.live("counts every message in full and observes exactly when messageTokens is crossed", () =>

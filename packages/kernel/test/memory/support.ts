@@ -107,3 +107,18 @@ export const saveTurn = (threadId: string, messages: ReadonlyArray<StoredMessage
 export const words = (count: number, word = "remember") => Array.from({ length: count }, () => word).join(" ")
 
 export type MemoryKernel = Layer.Layer.Success<ReturnType<typeof kernelOn>>
+
+/** A test on a fresh database of `dialect` ("memory": every store in memory, the same tests as on SQL) with one kernel and the fake model server. */
+export const withKernel = <A, E, R>(
+  dialect: Dialect | "memory",
+  body: (server: FakeModelServer) => Effect.Effect<A, E, R>,
+) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const server = yield* fakeServer
+      const db = yield* database(dialect === "memory" ? "sqlite" : dialect)
+      const dataDir = yield* tempDirectory
+      const kernel = dialect === "memory" ? kernelInMemory(server) : kernelOn(db, server, dataDir)
+      return yield* Effect.provide(body(server) as Effect.Effect<A, E, never>, kernel)
+    }),
+  )
