@@ -64,8 +64,11 @@ const processBundle: Options = {
   // tsup's default is UTF-8. One character beyond Latin-1 in a chunk (a quote in a regular
   // expression) makes V8 hold all of that chunk's source in two bytes per character: 1.5 MiB more
   // heap for main.js alone (issue 38). ASCII output escapes it.
+  // Source maps without the sources' text: stack traces map to files and lines all the same, and
+  // the package stays well under registries' upload limits (the maps held 20 MB of source text).
   esbuildOptions(options) {
     options.charset = "ascii"
+    options.sourcesContent = false
   },
   noExternal: [/^(?!better-sqlite3$|argon2$|pg-native$).*/],
   external: ["better-sqlite3", "argon2", "pg-native"],
