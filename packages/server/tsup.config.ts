@@ -35,7 +35,8 @@ const schemaWithoutFastCheck: EsbuildPlugin = {
       const contents = source
         .replace(/^import \* as fastCheck_ from "\.\/FastCheck\.js";$/m, "")
         .replace("item => fc => fastCheck_.array(", "item => fc => fc.array(")
-      if (contents.includes("fastCheck_")) throw new Error(`${args.path}: fastCheck_ is used beyond what this plugin rewrites`)
+      if (contents.includes("fastCheck_"))
+        throw new Error(`${args.path}: fastCheck_ is used beyond what this plugin rewrites`)
       return { contents, loader: "js" }
     })
   },
