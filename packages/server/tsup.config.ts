@@ -21,6 +21,28 @@ const lazyScalar: EsbuildPlugin = {
 }
 
 /**
+ * effect's Schema imports all of fast-check (`effect/FastCheck`) for one line: the NonEmptyChunk
+ * arbitrary calls `fastCheck_.array`, though the fast-check it is handed (`fc`) is the same
+ * module. Using `fc` there drops 2.5 MiB of heap that the server evaluated at every start and
+ * never used (issue 38); arbitraries behave the same. (The build fails loudly if effect changes
+ * those lines.)
+ */
+const schemaWithoutFastCheck: EsbuildPlugin = {
+  name: "aide-schema-without-fast-check",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]esm[\\/]Schema\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8")
+      const contents = source
+        .replace(/^import \* as fastCheck_ from "\.\/FastCheck\.js";$/m, "")
+        .replace("item => fc => fastCheck_.array(", "item => fc => fc.array(")
+      if (contents.includes("fastCheck_"))
+        throw new Error(`${args.path}: fastCheck_ is used beyond what this plugin rewrites`)
+      return { contents, loader: "js" }
+    })
+  },
+}
+
+/**
  * The process bundle takes the kernel from its sources, not from its `dist`: `pnpm start` then
  * builds one bundle and no type declarations (see `aide start`, packages/cli/src/commands/start.ts), and the bundle never runs
  * a stale kernel build.
@@ -60,7 +82,7 @@ const processBundle: Options = {
   // Whitespace and syntax only: less to parse at start, readable names in stack traces.
   minifyWhitespace: true,
   minifySyntax: true,
-  esbuildPlugins: [lazyScalar, kernelSources],
+  esbuildPlugins: [lazyScalar, schemaWithoutFastCheck, kernelSources],
   // tsup's default is UTF-8. One character beyond Latin-1 in a chunk (a quote in a regular
   // expression) makes V8 hold all of that chunk's source in two bytes per character: 1.5 MiB more
   // heap for main.js alone (issue 38). ASCII output escapes it.

@@ -1,7 +1,6 @@
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { Effect, Either, Schema } from "effect"
-import * as Semver from "semver"
 import { describeParseError } from "../validation/Problems.js"
 import { PluginManifest } from "./PluginManifest.js"
 
@@ -145,6 +144,8 @@ const readManifest = async (directory: string, aideVersion: string) => {
   const manifest = decoded.right
   const problems: Array<string> = []
   if (manifest.aide !== undefined) {
+    // Loaded here, not at start: only a manifest that names a range needs it (issue 38).
+    const { default: Semver } = await import("semver")
     if (Semver.validRange(manifest.aide) === null)
       problems.push(`manifest.aide: ${manifest.aide} is not a semver range`)
     else if (!Semver.satisfies(aideVersion, manifest.aide, { includePrerelease: true })) {
