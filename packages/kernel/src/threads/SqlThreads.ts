@@ -13,6 +13,7 @@ import {
   toBranchRef,
   toMessage,
   toRecord,
+  toSummaries,
 } from "./internal/threadRows.js"
 import {
   type BranchRef,
@@ -20,7 +21,6 @@ import {
   type StoredMessage,
   ThreadNotFound,
   type ThreadPage,
-  type ThreadSummary,
   Threads,
 } from "./Threads.js"
 import { schema } from "./threadsSchema.js"
@@ -166,35 +166,8 @@ export const make = Effect.gen(function* () {
         ORDER BY page.family_updated_at DESC, page.id DESC,
                  CASE WHEN member.parent_id IS NULL THEN 0 ELSE 1 END, member.created_at, member.id`,
     ])
-    const families = new Map<
-      string,
-      { readonly first: FamilyRow; readonly threadIds: Array<string>; activeThreadId: string; latest: string }
-    >()
-    for (const row of rows) {
-      const family = families.get(row.rootId)
-      if (family === undefined) {
-        families.set(row.rootId, { first: row, threadIds: [row.id], activeThreadId: row.id, latest: row.updatedAt })
-        continue
-      }
-      family.threadIds.push(row.id)
-      // Ties go to the thread created last (members come in creation order).
-      if (row.updatedAt >= family.latest) {
-        family.latest = row.updatedAt
-        family.activeThreadId = row.id
-      }
-    }
     const total = Number(counted[0]?.total ?? 0)
-    const threads = Array.from(
-      families.values(),
-      (family): ThreadSummary => ({
-        id: family.first.rootId,
-        title: family.first.title,
-        createdAt: new Date(family.first.createdAt),
-        updatedAt: new Date(family.first.familyUpdatedAt),
-        activeThreadId: family.activeThreadId,
-        threadIds: family.threadIds,
-      }),
-    )
+    const threads = toSummaries(rows)
     return {
       threads,
       total,

@@ -1,4 +1,4 @@
-import type { BranchRef, StoredMessage, ThreadRecord } from "../Threads.js"
+import type { BranchRef, StoredMessage, ThreadRecord, ThreadSummary } from "../Threads.js"
 
 /** The rows of `SqlThreads`' queries and their conversion to the `Threads` models. */
 
@@ -52,3 +52,38 @@ export const toMessage = (row: MessageRow): StoredMessage => ({
 
 export const toBranchRef = (row: { readonly id: string; readonly title: string | null }): BranchRef =>
   row.title === null ? { id: row.id } : { id: row.id, title: row.title }
+
+/**
+ * A page of families (rows ordered by root, then root first and members in creation order) as the
+ * list's summaries: each family's active thread is the one updated last, ties to the newest.
+ */
+export const toSummaries = (rows: ReadonlyArray<FamilyRow>): Array<ThreadSummary> => {
+  const families = new Map<
+    string,
+    { readonly first: FamilyRow; readonly threadIds: Array<string>; activeThreadId: string; latest: string }
+  >()
+  for (const row of rows) {
+    const family = families.get(row.rootId)
+    if (family === undefined) {
+      families.set(row.rootId, { first: row, threadIds: [row.id], activeThreadId: row.id, latest: row.updatedAt })
+      continue
+    }
+    family.threadIds.push(row.id)
+    // Ties go to the thread created last (members come in creation order).
+    if (row.updatedAt >= family.latest) {
+      family.latest = row.updatedAt
+      family.activeThreadId = row.id
+    }
+  }
+  return Array.from(
+    families.values(),
+    (family): ThreadSummary => ({
+      id: family.first.rootId,
+      title: family.first.title,
+      createdAt: new Date(family.first.createdAt),
+      updatedAt: new Date(family.first.familyUpdatedAt),
+      activeThreadId: family.activeThreadId,
+      threadIds: family.threadIds,
+    }),
+  )
+}
