@@ -1,4 +1,4 @@
-import { ToolRegistry } from "@aide/kernel"
+import { approvalProbe } from "@aide/testing/fixtures"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import {
@@ -6,33 +6,9 @@ import {
   type Progress,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js"
-import { Effect } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { type ChatTestServer, eventually, startChatServer } from "./support/chat.js"
 import { request } from "./support/server.js"
-
-/** A tool of Aide's the model may call, needing the owner's approval; its executions are counted. */
-const probe = () => {
-  const executions: Array<unknown> = []
-  const tools = ToolRegistry.source({
-    id: "probe",
-    kind: "plugin",
-    tools: Effect.sync(() => [
-      {
-        name: "delete_file",
-        description: "Deletes a file",
-        inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-        requireApproval: true,
-        execute: (input: unknown) =>
-          Effect.sync(() => {
-            executions.push(input)
-            return { deleted: (input as { path: string }).path }
-          }),
-      },
-    ]),
-  })
-  return { executions, tools }
-}
 
 const allTools = [
   "ask",
@@ -49,7 +25,7 @@ const allTools = [
 ]
 
 let server: ChatTestServer
-let tool: ReturnType<typeof probe>
+let tool: ReturnType<typeof approvalProbe>
 const open: Array<Client> = []
 
 const configure = (mcpServer: unknown) =>
@@ -100,7 +76,7 @@ const initialize = (protocolVersion: string) => ({
 })
 
 beforeAll(async () => {
-  tool = probe()
+  tool = approvalProbe()
   server = await startChatServer({ kernel: { tools: tool.tools } })
 })
 afterAll(async () => {
