@@ -8,7 +8,10 @@
 //
 // The variant `floor` is bench/request-floor-server.mjs (node:http answering the same two routes,
 // no Aide code): `node bench/ab.mjs floor base after` prints each build's CPU per request as a
-// multiple of the floor's, measured in the same rounds.
+// multiple of the floor's, measured in the same rounds. `floor-api` and `floor-router` are the
+// same answers served by the stack Aide is built on (bench/request-effect-floor-server.mjs:
+// @effect/platform's HttpApi, or a plain HttpRouter, on NodeHttpServer): `node bench/ab.mjs floor
+// floor-api floor-router base` shows what of a build's multiple is the stack's and what is Aide's.
 
 import { spawn } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
@@ -87,10 +90,22 @@ const measure = async (variant, round) => {
   const port = await freePort()
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "aide-ab-"))
   const started = performance.now()
+  const effectFloor = /^floor-(api|router)$/.exec(variant)?.[1]
   const entry =
-    variant === "floor" ? path.join(root, "bench/request-floor-server.mjs") : path.join(base, variant, "main.js")
+    variant === "floor"
+      ? path.join(root, "bench/request-floor-server.mjs")
+      : effectFloor !== undefined
+        ? path.join(root, "bench/request-effect-floor-server.mjs")
+        : path.join(base, variant, "main.js")
   const child = spawn(process.execPath, [entry], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", AIDE_DATA_DIR: dataDir, AIDE_LOG_LEVEL: "Warning" },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      AIDE_DATA_DIR: dataDir,
+      AIDE_LOG_LEVEL: "Warning",
+      ...(effectFloor === undefined ? {} : { EFFECT_FLOOR: effectFloor }),
+    },
     stdio: ["ignore", "ignore", "inherit"],
   })
   for (;;) {
@@ -176,11 +191,11 @@ if (routes.length > 1) {
     console.log(`  ${v.padEnd(16)} ${rps.toFixed(2)}×  ${us.toFixed(2)}×`)
   }
 }
-if (variants.includes("floor")) {
-  console.log("\nCPU per request against the floor (same rounds)")
-  for (const v of variants.filter((x) => x !== "floor"))
+for (const floor of ["floor", "floor-api", "floor-router"].filter((x) => variants.includes(x))) {
+  console.log(`\nCPU per request against ${floor} (same rounds)`)
+  for (const v of variants.filter((x) => x !== floor))
     console.log(
-      `  ${v.padEnd(16)} ${routes.map((r) => `${r} ${(medianOf(v, r, "us") / medianOf("floor", r, "us")).toFixed(2)}×`).join("  ")}`,
+      `  ${v.padEnd(16)} ${routes.map((r) => `${r} ${(medianOf(v, r, "us") / medianOf(floor, r, "us")).toFixed(2)}×`).join("  ")}`,
     )
 }
 console.log(

@@ -5,7 +5,8 @@
 // route, the counters are zeroed, N requests sent one after another on one keep-alive connection,
 // the counters dumped, and again with 2N: (I(2N) − I(N)) / N is one request, without the dump's and
 // the zeroing's own cost. Servers: a snapshot of `bench/ab.mjs snapshot <name>`, `floor`
-// (bench/request-floor-server.mjs), or a path to a main.js. Slow: a start takes 1–3 min. Not yet
+// (bench/request-floor-server.mjs), `floor-api` / `floor-router` (the same answers from
+// @effect/platform: bench/request-effect-floor-server.mjs), or a path to a main.js. Slow: a start takes 1–3 min. Not yet
 // as repeatable as hoped: a major GC or a tier-up in one window swings a figure by millions of
 // instructions, so keep the defaults (or more); see bench/README.md "Tools".
 //
@@ -30,12 +31,15 @@ const routes = (process.env.REQ_INSTR_ROUTES ?? "/,/api/auth/sessions").split(",
 // valgrind names its vgdb pipes after $HOST, which the servers read as their listening address.
 const host = "127.0.0.1"
 
+const effectFloorOf = (server) => /^floor-(api|router)$/.exec(server)?.[1]
 const entryOf = (server) =>
   server === "floor"
     ? path.join(root, "bench/request-floor-server.mjs")
-    : server.endsWith(".js") || server.endsWith(".mjs")
-      ? path.resolve(server)
-      : path.join("/tmp/aide-ab", server, "main.js")
+    : effectFloorOf(server) !== undefined
+      ? path.join(root, "bench/request-effect-floor-server.mjs")
+      : server.endsWith(".js") || server.endsWith(".mjs")
+        ? path.resolve(server)
+        : path.join("/tmp/aide-ab", server, "main.js")
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -83,7 +87,14 @@ const measure = async (server) => {
     "valgrind",
     ["--tool=callgrind", `--callgrind-out-file=${out}`, process.execPath, entryOf(server)],
     {
-      env: { ...process.env, PORT: String(port), HOST: host, AIDE_DATA_DIR: dataDir, AIDE_LOG_LEVEL: "Warning" },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: host,
+        AIDE_DATA_DIR: dataDir,
+        AIDE_LOG_LEVEL: "Warning",
+        ...(effectFloorOf(server) === undefined ? {} : { EFFECT_FLOOR: effectFloorOf(server) }),
+      },
       stdio: ["ignore", "ignore", "ignore"],
     },
   )

@@ -166,7 +166,7 @@ const figures = [
   {
     key: "requests",
     command:
-      "node bench/ab.mjs snapshot table && AB_ROUNDS=4 AB_SECONDS=4 AB_CONNECTIONS=10 node bench/ab.mjs floor table",
+      "node bench/ab.mjs snapshot table && AB_ROUNDS=4 AB_SECONDS=4 AB_CONNECTIONS=10 node bench/ab.mjs floor floor-api table",
     run: () => {
       const snapshot = spawnSync(process.execPath, ["bench/ab.mjs", "snapshot", "table"], {
         cwd: root,
@@ -174,7 +174,7 @@ const figures = [
       })
       if (snapshot.status !== 0) throw new Error("snapshot failed")
       const result = measure(
-        ["bench/ab.mjs", "floor", "table"],
+        ["bench/ab.mjs", "floor", "floor-api", "table"],
         { AB_ROUNDS: "4", AB_SECONDS: "4", AB_CONNECTIONS: "10", AB_ROUTES: "/,/api/auth/sessions" },
         (file) => file.startsWith("ab-"),
       )
@@ -195,6 +195,13 @@ const figures = [
           `floor ${fmtInt(of("floor", "/", "us"))} µs`,
           ratio(of("table", "/", "us"), of("floor", "/", "us")),
           "≤ 2×",
+        ],
+        [
+          "`GET /` CPU per request: Aide / the same JSON from @effect/platform's HttpApi on NodeHttpServer, nothing else (`bench/request-effect-floor-server.mjs`)",
+          `${fmtInt(of("table", "/", "us"))} µs`,
+          `stack floor ${fmtInt(of("floor-api", "/", "us"))} µs (node:http ${fmtInt(of("floor", "/", "us"))} µs: ${ratio(of("floor-api", "/", "us"), of("floor", "/", "us"))})`,
+          ratio(of("table", "/", "us"), of("floor-api", "/", "us")),
+          "(reference)",
         ],
         [
           "`GET /api/auth/sessions` CPU per request: Aide / the floor's JWT check + session query",
