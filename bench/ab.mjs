@@ -4,7 +4,8 @@
 // CPU time per request (and req/s).
 //
 //   node bench/ab.mjs snapshot <name>          # copy packages/server/dist (or $AB_DIST) to /tmp/aide-ab/<name>
-//   node bench/ab.mjs <nameA> <nameB> [...]    # compare (env AB_ROUNDS [4], AB_SECONDS [5], AB_CONNECTIONS [20])
+//   node bench/ab.mjs <nameA> <nameB> [...]    # compare (env AB_ROUNDS [4], AB_SECONDS [5], AB_CONNECTIONS [20],
+//                                              # AB_WARM_SECONDS [1] per route before measuring)
 //
 // The variant `floor` is bench/request-floor-server.mjs (node:http answering the same two routes,
 // no Aide code): `node bench/ab.mjs floor base after` prints each build's CPU per request as a
@@ -90,7 +91,8 @@ const measure = async (variant, round) => {
   const port = await freePort()
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "aide-ab-"))
   const started = performance.now()
-  const effectFloor = /^floor-(api|router)$/.exec(variant)?.[1]
+  // `floor-api+57`: the HttpApi floor with 57 more services in its requests' context.
+  const [, effectFloor, services] = /^floor-(api|router)(?:\+(\d+))?$/.exec(variant) ?? []
   const entry =
     variant === "floor"
       ? path.join(root, "bench/request-floor-server.mjs")
@@ -104,7 +106,7 @@ const measure = async (variant, round) => {
       HOST: "127.0.0.1",
       AIDE_DATA_DIR: dataDir,
       AIDE_LOG_LEVEL: "Warning",
-      ...(effectFloor === undefined ? {} : { EFFECT_FLOOR: effectFloor }),
+      ...(effectFloor === undefined ? {} : { EFFECT_FLOOR: effectFloor, EFFECT_FLOOR_SERVICES: services ?? "0" }),
     },
     stdio: ["ignore", "ignore", "inherit"],
   })
@@ -129,7 +131,8 @@ const measure = async (variant, round) => {
   })
   // Every route warmed before any is measured, and the order alternated by round: the first
   // route measured would otherwise carry the process's late start-up work and JIT alone.
-  for (const route of routes) await autocannon({ ...optsOf(route), duration: 1 })
+  // AB_WARM_SECONDS: longer on a loaded machine, where a second is too few requests for the JIT.
+  for (const route of routes) await autocannon({ ...optsOf(route), duration: Number(process.env.AB_WARM_SECONDS ?? 1) })
   for (const route of round % 2 === 0 ? routes : [...routes].reverse()) {
     const opts = optsOf(route)
     const before = cpuMs(child.pid)

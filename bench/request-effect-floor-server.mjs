@@ -6,10 +6,12 @@
 //   api     HttpApi: one group, the three endpoints with their schemas, HttpApiBuilder.serve
 //   router  HttpRouter: three routes answering HttpServerResponse.unsafeJson, HttpServer.serve
 // `node bench/ab.mjs floor floor-api floor-router <snapshot>` measures them beside node:http.
+// `EFFECT_FLOOR_SERVICES=N` adds N services nothing reads to the context the requests run in (Aide's
+// holds 57: its kernel's services ride along), to see what their copies per request cost.
 import http from "node:http"
 import { importFromServer, makeFloor } from "./request-floor-core.mjs"
 
-const [{ Effect, Layer, Schema }, Platform, NodeHttpServer] = await Promise.all([
+const [{ Context, Effect, Layer, Schema }, Platform, NodeHttpServer] = await Promise.all([
   importFromServer("effect"),
   importFromServer("@effect/platform"),
   importFromServer("@effect/platform-node/NodeHttpServer"),
@@ -117,7 +119,15 @@ const routerServed = () =>
 
 const kind = process.env.EFFECT_FLOOR ?? "api"
 if (kind !== "api" && kind !== "router") throw new Error(`EFFECT_FLOOR must be api or router, not ${kind}`)
+const padding = Number(process.env.EFFECT_FLOOR_SERVICES ?? 0)
+const padded = Layer.succeedContext(
+  Array.from({ length: padding }, (_, i) => i).reduce(
+    (context, i) => Context.add(context, Context.GenericTag(`floor/unused/${i}`), { i }),
+    Context.empty(),
+  ),
+)
 const served = (kind === "api" ? apiServed() : routerServed()).pipe(
+  Layer.provide(padded),
   Layer.provide(
     NodeHttpServer.layer(() => http.createServer(), {
       port: Number(process.env.PORT ?? 4111),
