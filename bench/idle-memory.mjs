@@ -7,7 +7,10 @@
 //   node bench/idle-memory.mjs [main.js …]          # default: packages/server/dist/main.js
 //   IDLE_ROUNDS=3 node bench/idle-memory.mjs /tmp/aide-ab/base/main.js /tmp/aide-ab/after/main.js
 //
-// Several servers are measured in alternating rounds (an A/B); medians are printed.
+// Several servers are measured in alternating rounds (an A/B); medians are printed. Each is measured
+// twice: as `node dist/main.js` (`aide-server`) runs it, and with the environment that the
+// repository's `pnpm start` script sets before Node starts (glibc's malloc thresholds, read from
+// the root package.json so the bench follows the script): IDLE_LAUNCHES=plain or =start for one.
 
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -20,6 +23,18 @@ import { median, root, sleep, writeResults } from "./harness.mjs"
 const mains = process.argv.length > 2 ? process.argv.slice(2) : [path.join(root, "packages/server/dist/main.js")]
 const rounds = Number(process.env.IDLE_ROUNDS ?? 1)
 const lateS = Number(process.env.IDLE_LATE_S ?? 30)
+
+/** The `NAME=${NAME:-value}` assignments in front of the root `start` script's command. */
+const startEnv = () => {
+  const script = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts.start
+  const env = {}
+  for (const [, name, value] of script.matchAll(/(?:^|\s)([A-Z_]+)=\$\{\1:-([^}]*)\}/g)) env[name] = value
+  return env
+}
+const launches = [
+  { name: "plain", label: "", env: {} },
+  { name: "start", label: " (`pnpm start`)", env: startEnv() },
+].filter((launch) => (process.env.IDLE_LAUNCHES ?? "plain,start").split(",").includes(launch.name))
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -55,11 +70,18 @@ const breakdown = (pid) => {
   return out
 }
 
-const measure = async (main) => {
+const measure = async (main, launch) => {
   const port = await freePort()
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "aide-idle-memory-"))
   const child = spawn(process.execPath, [main], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", AIDE_DATA_DIR: dataDir, AIDE_LOG_LEVEL: "Warning" },
+    env: {
+      ...process.env,
+      ...launch.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      AIDE_DATA_DIR: dataDir,
+      AIDE_LOG_LEVEL: "Warning",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   })
   try {
@@ -89,20 +111,22 @@ const measureEmpty = async () => {
   }
 }
 
-const samples = new Map(mains.map((main) => [main, []]))
+const runs = mains.flatMap((main) => launches.map((launch) => ({ main, launch })))
+const samples = new Map(runs.map((run) => [run, []]))
 const empties = []
 for (let round = 0; round < rounds; round++) {
-  for (const main of round % 2 === 0 ? mains : [...mains].reverse()) samples.get(main).push(await measure(main))
+  for (const run of round % 2 === 0 ? runs : [...runs].reverse())
+    samples.get(run).push(await measure(run.main, run.launch))
   empties.push(await measureEmpty())
 }
 const fmt = (list, key) => median(list.map((sample) => sample[key])).toFixed(1)
 console.log(`| server | when | RSS | Node binary | other files | malloc heap | anonymous (V8 heap pages…) |`)
 console.log(`| --- | --- | ---: | ---: | ---: | ---: | ---: |`)
-for (const [main, list] of samples) {
+for (const [{ main, launch }, list] of samples) {
   for (const when of ["early", "late"]) {
     const at = list.map((sample) => sample[when])
     console.log(
-      `| ${path.basename(path.dirname(main))} | ${when === "early" ? "1 s" : `${lateS} s`} | ${fmt(at, "rss")} | ${fmt(at, "node")} | ${fmt(at, "files")} | ${fmt(at, "malloc")} | ${fmt(at, "anonymous")} |`,
+      `| ${path.basename(path.dirname(main))}${launch.label} | ${when === "early" ? "1 s" : `${lateS} s`} | ${fmt(at, "rss")} | ${fmt(at, "node")} | ${fmt(at, "files")} | ${fmt(at, "malloc")} | ${fmt(at, "anonymous")} |`,
     )
   }
 }
@@ -116,8 +140,10 @@ console.log(
     lateS,
     rounds,
     empty,
-    servers: [...samples].map(([main, list]) => ({
+    servers: [...samples].map(([{ main, launch }, list]) => ({
       main,
+      launch: launch.name,
+      env: launch.env,
       early: medians(list.map((sample) => sample.early)),
       late: medians(list.map((sample) => sample.late)),
     })),

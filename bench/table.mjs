@@ -218,16 +218,15 @@ const figures = [
     command: "IDLE_ROUNDS=3 node bench/idle-memory.mjs",
     run: () => {
       const result = measure(["bench/idle-memory.mjs"], { IDLE_ROUNDS: "3" }, (file) => file.startsWith("idle-memory-"))
-      const [server] = result.servers
-      return [
-        [
-          "idle server RSS, 1 s after the first `GET /` (after 30 s at rest)",
-          `${round(server.early.rss, 1)} MiB (${round(server.late.rss, 1)} MiB)`,
-          `\`node -e 0\` ${round(result.empty.rss, 1)} MiB`,
-          `+${round(server.early.rss - result.empty.rss, 1)} MiB`,
-          "≤ 90 MiB",
-        ],
-      ]
+      // As `aide-server` runs it, then with the environment `pnpm start` gives Node (glibc's malloc thresholds).
+      const rows = { plain: "`aide-server`", start: "`pnpm start`" }
+      return result.servers.map((server) => [
+        `idle server RSS (${rows[server.launch ?? "plain"]}), 1 s after the first \`GET /\` (after 30 s at rest)`,
+        `${round(server.early.rss, 1)} MiB (${round(server.late.rss, 1)} MiB)`,
+        `\`node -e 0\` ${round(result.empty.rss, 1)} MiB`,
+        `+${round(server.early.rss - result.empty.rss, 1)} MiB`,
+        "≤ 90 MiB",
+      ])
     },
   },
   {

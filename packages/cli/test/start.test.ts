@@ -53,9 +53,15 @@ describe("aide start", () => {
     }
   }, 120_000)
 
-  it("the root package.json's start script is aide start", () => {
+  it("the root package.json's start script is aide start, with glibc's malloc thresholds held (an owner's value kept)", () => {
     const scripts = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts
-    expect(scripts.start).toBe("exec node packages/cli/bin/aide.mjs start")
+    const command = "exec node packages/cli/bin/aide.mjs start"
+    expect(scripts.start.endsWith(command)).toBe(true)
+    // What the script's shell (.npmrc: bash) hands Node's environment.
+    const handed = (env: Record<string, string>) =>
+      execFileSync("bash", ["-c", scripts.start.replace(command, "exec env")], { env, encoding: "utf8" }).split("\n")
+    expect(handed({})).toContain("MALLOC_TRIM_THRESHOLD_=131072")
+    expect(handed({ MALLOC_TRIM_THRESHOLD_: "262144" })).toContain("MALLOC_TRIM_THRESHOLD_=262144")
   })
 })
 
