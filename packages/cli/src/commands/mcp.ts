@@ -1,5 +1,3 @@
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { parse } from "../Args.js"
 import type { Command } from "../Command.js"
@@ -43,6 +41,12 @@ MCP server: docs/mcp-server.md has their config snippets. The server must have /
       }
       return attempt()
     }
+    // Loaded here, not at the top: every other command (`aide start` holds the server in this
+    // process) would otherwise carry the MCP SDK and zod in memory (~9 MiB) without using them.
+    const [{ StreamableHTTPClientTransport }, { StdioServerTransport }] = await Promise.all([
+      import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+    ])
     const remote = new StreamableHTTPClientTransport(new URL("/mcp", `${url}/`), { fetch: authorizedFetch })
     const local = new StdioServerTransport()
     const done = new Promise<number>((resolve) => {
