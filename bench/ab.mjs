@@ -92,7 +92,7 @@ const measure = async (variant, round) => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "aide-ab-"))
   const started = performance.now()
   // `floor-api+57`: the HttpApi floor with 57 more services in its requests' context.
-  const [, effectFloor, services] = /^floor-(api|router)(?:\+(\d+))?$/.exec(variant) ?? []
+  const [, effectFloor, services] = /^floor-(api|router|fiber)(?:\+(\d+))?$/.exec(variant) ?? []
   const entry =
     variant === "floor"
       ? path.join(root, "bench/request-floor-server.mjs")
@@ -194,7 +194,7 @@ if (routes.length > 1) {
     console.log(`  ${v.padEnd(16)} ${rps.toFixed(2)}×  ${us.toFixed(2)}×`)
   }
 }
-for (const floor of ["floor", "floor-api", "floor-router"].filter((x) => variants.includes(x))) {
+for (const floor of ["floor", "floor-api", "floor-router", "floor-fiber"].filter((x) => variants.includes(x))) {
   console.log(`\nCPU per request against ${floor} (same rounds)`)
   for (const v of variants.filter((x) => x !== floor))
     console.log(

@@ -5,6 +5,7 @@
 // span per request or per Effect.fn). `EFFECT_FLOOR` picks how the app is built:
 //   api     HttpApi: one group, the three endpoints with their schemas, HttpApiBuilder.serve
 //   router  HttpRouter: three routes answering HttpServerResponse.unsafeJson, HttpServer.serve
+//   fiber   no @effect/platform: node:http running each answer in a fiber (Effect.runFork)
 // `node bench/ab.mjs floor floor-api floor-router <snapshot>` measures them beside node:http.
 // `EFFECT_FLOOR_SERVICES=N` adds N services nothing reads to the context the requests run in (Aide's
 // holds 57: its kernel's services ride along), to see what their copies per request cost.
@@ -118,24 +119,56 @@ const routerServed = () =>
   )
 
 const kind = process.env.EFFECT_FLOOR ?? "api"
-if (kind !== "api" && kind !== "router") throw new Error(`EFFECT_FLOOR must be api or router, not ${kind}`)
-const padding = Number(process.env.EFFECT_FLOOR_SERVICES ?? 0)
-const padded = Layer.succeedContext(
-  Array.from({ length: padding }, (_, i) => i).reduce(
-    (context, i) => Context.add(context, Context.GenericTag(`floor/unused/${i}`), { i }),
-    Context.empty(),
-  ),
-)
-const served = (kind === "api" ? apiServed() : routerServed()).pipe(
-  Layer.provide(padded),
-  Layer.provide(
-    NodeHttpServer.layer(() => http.createServer(), {
-      port: Number(process.env.PORT ?? 4111),
-      host: process.env.HOST ?? "127.0.0.1",
-    }),
-  ),
-  // As Aide runs without OTEL_EXPORTER_OTLP_ENDPOINT (packages/server/src/metrics/Tracing.ts).
-  Layer.provide(Layer.setTracerEnabled(false)),
-  Layer.provide(Layer.fiberRefLocallyScopedWith(HttpMiddleware.currentTracerDisabledWhen, () => () => true)),
-)
-Effect.runFork(Layer.launch(served).pipe(Effect.tapErrorCause(Effect.logError)))
+if (!["api", "router", "fiber"].includes(kind))
+  throw new Error(`EFFECT_FLOOR must be api, router or fiber, not ${kind}`)
+
+// `fiber`: no @effect/platform at all — node:http, and one fiber per request running the answer
+// as an Effect, written by the fiber itself: the least any Effect-based adapter can cost.
+if (kind === "fiber") {
+  const send = (res, status, body) => {
+    const text = JSON.stringify(body)
+    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+    res.end(text)
+  }
+  const routes = {
+    "GET /": (req, res) => Effect.map(answer(floor.status(req.headers.authorization)), (body) => send(res, 200, body)),
+    "GET /api/auth/sessions": (req, res) =>
+      Effect.map(answer(floor.sessions(req.headers.authorization)), (body) =>
+        body === undefined ? send(res, 401, { error: "unauthorized" }) : send(res, 200, body),
+      ),
+    "POST /api/auth/setup": (req, res) =>
+      Effect.map(
+        Effect.promise(() => floor.setup(req.headers["user-agent"], req.socket.remoteAddress)),
+        (body) => send(res, 201, body),
+      ),
+  }
+  http
+    .createServer((req, res) => {
+      const route = routes[`${req.method} ${req.url}`]
+      if (route === undefined) return send(res, 404, { error: "not_found" })
+      req.resume()
+      Effect.runFork(route(req, res))
+    })
+    .listen(Number(process.env.PORT ?? 4111), process.env.HOST ?? "127.0.0.1")
+} else {
+  const padding = Number(process.env.EFFECT_FLOOR_SERVICES ?? 0)
+  const padded = Layer.succeedContext(
+    Array.from({ length: padding }, (_, i) => i).reduce(
+      (context, i) => Context.add(context, Context.GenericTag(`floor/unused/${i}`), { i }),
+      Context.empty(),
+    ),
+  )
+  const served = (kind === "api" ? apiServed() : routerServed()).pipe(
+    Layer.provide(padded),
+    Layer.provide(
+      NodeHttpServer.layer(() => http.createServer(), {
+        port: Number(process.env.PORT ?? 4111),
+        host: process.env.HOST ?? "127.0.0.1",
+      }),
+    ),
+    // As Aide runs without OTEL_EXPORTER_OTLP_ENDPOINT (packages/server/src/metrics/Tracing.ts).
+    Layer.provide(Layer.setTracerEnabled(false)),
+    Layer.provide(Layer.fiberRefLocallyScopedWith(HttpMiddleware.currentTracerDisabledWhen, () => () => true)),
+  )
+  Effect.runFork(Layer.launch(served).pipe(Effect.tapErrorCause(Effect.logError)))
+}

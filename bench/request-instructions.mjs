@@ -31,7 +31,7 @@ const routes = (process.env.REQ_INSTR_ROUTES ?? "/,/api/auth/sessions").split(",
 // valgrind names its vgdb pipes after $HOST, which the servers read as their listening address.
 const host = "127.0.0.1"
 
-const effectFloorOf = (server) => /^floor-(api|router)$/.exec(server)?.[1]
+const effectFloorOf = (server) => /^floor-(api|router|fiber)$/.exec(server)?.[1]
 const entryOf = (server) =>
   server === "floor"
     ? path.join(root, "bench/request-floor-server.mjs")
