@@ -32,9 +32,9 @@ const withDatabase = (adminUrl, name) => {
   return url.toString()
 }
 
-/** `aide_year_<scale>` (created when missing); `created` says whether it is new (so unseeded). */
-export const yearDatabase = async (adminUrl, scale) => {
-  const name = `aide_year_${String(scale).replace(/\./g, "_")}`
+/** `aide_year_<scale>` or `name` (created when missing); `created` says whether it is new (so unseeded). */
+export const yearDatabase = async (adminUrl, scale, name = `aide_year_${String(scale).replace(/\./g, "_")}`) => {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`--pg-db: not a plain database name: ${name}`)
   const found = await pgQuery(adminUrl, `SELECT 1 FROM pg_database WHERE datname = '${name}'`)
   const created = found.rowCount === 0
   if (created) await pgQuery(adminUrl, `CREATE DATABASE ${name}`)

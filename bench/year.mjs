@@ -22,7 +22,8 @@
 //
 // Flags: --scale [1]  --storage [sqlite] | postgres  --pg-url [postgres://postgres@127.0.0.1:5432/postgres]
 //        (or BENCH_PG_URL: the admin URL databases are created from)  --dir [<tmp>/aide-year-<scale>,
-//        aide-year-pg-<scale> for PostgreSQL] (kept)  --samples [60] requests per figure
+//        aide-year-pg-<scale> for PostgreSQL] (kept)  --pg-db [aide_year_<scale>] the year's database
+//        --samples [60] requests per figure
 //        --chats [10] chats per kind  --starts [3] cold starts per directory  --seed-only
 // Prints a markdown table; writes bench/results/year-<storage>-<timestamp>.json.
 
@@ -65,6 +66,7 @@ const { values: flags } = parseArgs({
     starts: { type: "string", default: "3" },
     storage: { type: "string", default: "sqlite" },
     "pg-url": { type: "string", default: process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" },
+    "pg-db": { type: "string" },
     "seed-only": { type: "boolean", default: false },
   },
 })
@@ -301,7 +303,7 @@ const measure = async (label, dataDir, databaseUrl, longThreadId, tasks) => {
 }
 
 mkdirSync(settings.dir, { recursive: true })
-const yearDb = postgres ? await yearDatabase(flags["pg-url"], scale) : undefined
+const yearDb = postgres ? await yearDatabase(flags["pg-url"], scale, flags["pg-db"]) : undefined
 // A new database is an unseeded one, whatever the directory's marker says.
 if (yearDb?.created) rmSync(path.join(settings.dir, "year-seed.json"), { force: true })
 const seeded = await seedYear(settings.dir, scale, yearDb?.url)

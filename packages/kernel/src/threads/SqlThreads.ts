@@ -5,8 +5,8 @@ import * as SqlMigrations from "../storage/SqlMigrations.js"
 import type { StorageError } from "../storage/StorageError.js"
 import { sqlErrorsAsStorage as orStorageError } from "../storage/StorageError.js"
 import { boundedParts } from "../tools/BoundedValue.js"
+import { familyPage } from "./internal/familyPage.js"
 import {
-  type FamilyRow,
   type MessageRow,
   type ThreadRow,
   threadColumns,
@@ -148,23 +148,11 @@ export const make = Effect.gen(function* () {
   }) {
     const { perPage } = options
     const page = perPage === false ? 0 : options.page
-    const window = perPage === false ? sql.literal("") : sql`LIMIT ${perPage} OFFSET ${page * perPage}`
+    const window = perPage === false ? undefined : { limit: perPage, offset: page * perPage }
     const [counted, rows] = yield* Effect.all([
       // Kept by triggers (migration 0005): a COUNT(*) of the roots would grow with them.
       sql<{ readonly total: number }>`SELECT roots AS "total" FROM thread_root_count WHERE id = 1`,
-      // One ordered scan of the partial index picks the page of roots; their families come by root_id.
-      sql<FamilyRow>`
-        WITH page AS (
-          SELECT id, title, created_at, family_updated_at FROM threads
-          WHERE parent_id IS NULL
-          ORDER BY family_updated_at DESC, id DESC
-          ${window}
-        )
-        SELECT page.id AS "rootId", page.title AS "title", page.created_at AS "createdAt",
-               page.family_updated_at AS "familyUpdatedAt", member.id AS "id", member.updated_at AS "updatedAt"
-        FROM page JOIN threads member ON member.root_id = page.id
-        ORDER BY page.family_updated_at DESC, page.id DESC,
-                 CASE WHEN member.parent_id IS NULL THEN 0 ELSE 1 END, member.created_at, member.id`,
+      familyPage(sql, window),
     ])
     const total = Number(counted[0]?.total ?? 0)
     const threads = toSummaries(rows)

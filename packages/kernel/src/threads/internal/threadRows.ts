@@ -20,6 +20,7 @@ export interface MessageRow {
   readonly metadata: string | null
 }
 
+/** A member of a listed family; `title` and `createdAt` are its own (the family's are the root's: its first row). */
 export interface FamilyRow {
   readonly rootId: string
   readonly title: string | null
@@ -55,7 +56,8 @@ export const toBranchRef = (row: { readonly id: string; readonly title: string |
 
 /**
  * A page of families (rows ordered by root, then root first and members in creation order) as the
- * list's summaries: each family's active thread is the one updated last, ties to the newest.
+ * list's summaries: title and creation time are the root's; each family's active thread is the one
+ * updated last, ties to the newest.
  */
 export const toSummaries = (rows: ReadonlyArray<FamilyRow>): Array<ThreadSummary> => {
   const families = new Map<
