@@ -475,8 +475,8 @@ describe("attach (transports' subscribers)", () => {
         const hub = yield* StreamHub.StreamHub
         const writer = yield* hub.open("t1")
         // 40 subscribers whose writes take 0.5 ms each (a slow socket write): 20 ms a flush. The
-        // budget alone (a billion writes/s) would hand each event on its own; at 5 % of a core,
-        // the window becomes 40 × 0.5 / 0.05 = 400 ms, at most 250.
+        // budget alone (a billion writes/s) would hand each event on its own; at 2.5 % of a core,
+        // the window becomes 40 × 0.5 / 0.025 = 800 ms, at most 250.
         const sinks = Array.from({ length: 40 }, () => recorder())
         for (const r of sinks) {
           const slow: StreamHub.StreamSink = {

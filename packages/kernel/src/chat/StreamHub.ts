@@ -119,7 +119,8 @@ export interface StreamHubOptions {
   readonly writeBudget?: number
   /**
    * The share of one core those writes may take, as the hub times them: past it the window
-   * widens (still at most 250 ms) whatever the budget; default 0.05. A slow or busy machine
+   * widens (still at most 250 ms) whatever the budget; default 0.025 (~5 % of a core in all:
+   * internal/fanout.ts). A slow or busy machine
    * coalesces sooner.
    */
   readonly writeShare?: number

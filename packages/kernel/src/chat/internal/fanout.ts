@@ -10,8 +10,8 @@ const noop = () => {}
  * per second stay near the budget however many subscribers there are.
  *
  * What a write costs depends on the machine and its load (on loopback, most of it is the
- * receiver's TCP work, charged to the sender: ~6 µs here, 2 cores shared), so the budget alone
- * would spend a different share of a core on each. The hub also times its flushes to many
+ * receiver's TCP work, charged to the sender: 7–12 µs of CPU here, 2 cores shared), so the
+ * budget alone would spend a different share of a core on each. The hub also times its flushes to many
  * subscribers, and widens the window until those writes take at most `writeShare` of one core:
  * a slow or busy machine gets fewer, larger batches (bench/fanout.mjs, issue 38).
  */
@@ -43,8 +43,13 @@ export class Fanout {
   }
 }
 
-/** The share of one core the writes to attached subscribers may take before their window widens. */
-export const defaultWriteShare = 0.05
+/**
+ * The share of one core the timed writes to attached subscribers may take before their window
+ * widens. The loop times the writes themselves, about half of what they cost in all (Node's
+ * write callbacks and their garbage come later): ~5 µs a write timed, 7–12 µs of CPU per write
+ * by /proc, here (bench/fanout.mjs, issue 38). 2.5 % timed is thus ~5 % of a core.
+ */
+export const defaultWriteShare = 0.025
 /** Flushes to fewer subscribers are not timed (see `Fanout.measured`). */
 export const minTimedWrites = 32
 
