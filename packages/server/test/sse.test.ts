@@ -151,3 +151,51 @@ describe("SSE responses", () => {
     expect(written.join("")).toBe(head.map((event) => text(Sse.encodeEvent(event))).join(""))
   })
 })
+
+describe("keep-alives", () => {
+  it("an idle stream gets them, a stream sending events none among its events", async () => {
+    const written = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          // A keep-alive interval of 90 ms: its timer ticks every 30 ms.
+          const subscribers = yield* SseSubscribers.make({ heartbeat: "90 millis" })
+          let sink: StreamHub.StreamSink | undefined
+          const run: Chat.ChatRun = {
+            threadId: "t1",
+            runId: "r1",
+            events: Stream.empty,
+            attach: (attached) => {
+              sink = attached
+              return () => {}
+            },
+          }
+          const response = yield* subscribers.follow(
+            HttpServerRequest.fromWeb(new Request("http://aide/api/chat")),
+            run,
+          )
+          const body = (response.body as HttpServerResponse.HttpServerResponse["body"] & { readonly body: Readable })
+            .body
+          const socket = recorder()
+          body.pipe(socket.sink)
+          const at = () => socket.written.length
+          // An event every 5 ms for 400 ms: four keep-alive intervals, none silent.
+          const sending = at()
+          for (let id = 1; id <= 80; id++) {
+            sink!.onEvents([{ id, chunk: delta(id) }])
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+          }
+          const whileSending = socket.written.slice(sending)
+          // Then silent for 300 ms: more than three intervals.
+          const idle = at()
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+          const whileIdle = socket.written.slice(idle)
+          sink!.onEnd()
+          return { whileSending, whileIdle }
+        }).pipe(Effect.provide(StreamHub.layerMemory())),
+      ),
+    )
+    expect(written.whileSending.length).toBeGreaterThan(0)
+    expect(written.whileSending.filter((chunk) => chunk.includes(": keep-alive"))).toEqual([])
+    expect(written.whileIdle.filter((chunk) => chunk === ": keep-alive\n\n").length).toBeGreaterThanOrEqual(1)
+  })
+})
