@@ -36,6 +36,11 @@ export interface ChatRun {
 export interface ChatInput {
   /** The thread to continue; a new one (server-generated UUID) when omitted. */
   readonly threadId?: string | undefined
+  /**
+   * `threadId` is one the caller just generated (a transport that names the thread before it
+   * answers): the thread is created without being looked up first. Only how it is stored.
+   */
+  readonly newThread?: boolean | undefined
   readonly parts: ReadonlyArray<ChatPart>
   /** The user message's id (clients such as `useChat` name their messages); server-generated when omitted. */
   readonly messageId?: string | undefined
@@ -165,7 +170,7 @@ export const make = (options: ChatOptions = {}) =>
           // A thread the client names usually exists: read first (one statement, no write that
           // changes nothing); its title as the run begins spares titling a read after the answer.
           const existing =
-            input.threadId === undefined
+            input.threadId === undefined || input.newThread === true
               ? undefined
               : yield* threads.get(threadId).pipe(Effect.catchTag("ThreadNotFound", () => Effect.succeed(undefined)))
           const { created, thread } =

@@ -85,7 +85,8 @@ export const make = (options: ObservationalOptions = {}) =>
         const log = renderLog(active)
         // A record without a reflection or a chunk has observed nothing yet (a message is covered
         // only by a chunk of its record, kept in its reflection): nothing to leave out, no read.
-        if (active.reflection === null && active.chunks.length === 0) return { observations: log, history: yield* history.all }
+        if (active.reflection === null && active.chunks.length === 0)
+          return { observations: log, history: yield* history.all }
         const observed = yield* store.observedIds(key, threadId)
         const messages = yield* ThreadWindows.covering(history, observed)
         let covered = 0

@@ -177,7 +177,9 @@ export const make = Effect.gen(function* () {
           reflection === undefined
             ? null
             : { generation, content: reflection.content, tokens: Number(reflection.tokens) },
-        chunks: rows.filter((row): row is ChunkRow & { readonly generation: number | string } => row.id !== null).map(toChunk),
+        chunks: rows
+          .filter((row): row is ChunkRow & { readonly generation: number | string } => row.id !== null)
+          .map(toChunk),
       } satisfies ActiveLog
     }).pipe(orStorageError("reading observations"))
 
