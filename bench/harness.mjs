@@ -112,7 +112,7 @@ export const startFakeModel = () =>
 
 /**
  * Spawns the bundled server with PORT=0 and `dataDir`; resolves once its JSON "listening" log
- * line gives the URL (`startMs`, 15 s by default). `launcher`: a command the server runs under
+ * line gives the URL (`startMs`, 15 s by default or `BENCH_START_MS` on a loaded machine). `launcher`: a command the server runs under
  * (`["valgrind", "--tool=callgrind"]`); `stopMs`: how long `stop` waits after SIGTERM (10 s).
  */
 export const startServer = async ({
@@ -121,7 +121,7 @@ export const startServer = async ({
   nodeArgs = [],
   main = mainJs,
   launcher = [],
-  startMs = 15_000,
+  startMs = Number(process.env.BENCH_START_MS ?? 15_000),
   stopMs = 10_000,
 }) => {
   const childEnv = { ...process.env }

@@ -36,6 +36,11 @@ export interface ChatRun {
 export interface ChatInput {
   /** The thread to continue; a new one (server-generated UUID) when omitted. */
   readonly threadId?: string | undefined
+  /**
+   * `threadId` is one the caller just generated (a transport that names the thread before it
+   * answers): the thread is created without being looked up first. Only how it is stored.
+   */
+  readonly newThread?: boolean | undefined
   readonly parts: ReadonlyArray<ChatPart>
   /** The user message's id (clients such as `useChat` name their messages); server-generated when omitted. */
   readonly messageId?: string | undefined
@@ -162,10 +167,18 @@ export const make = (options: ChatOptions = {}) =>
         claimed,
         maxSteps: input.maxSteps,
         prepare: Effect.gen(function* () {
-          const { created } = yield* threads.ensure(threadId)
+          // A thread the client names usually exists: read first (one statement, no write that
+          // changes nothing); its title as the run begins spares titling a read after the answer.
+          const existing =
+            input.threadId === undefined || input.newThread === true
+              ? undefined
+              : yield* threads.get(threadId).pipe(Effect.catchTag("ThreadNotFound", () => Effect.succeed(undefined)))
+          const { created, thread } =
+            existing === undefined ? yield* threads.ensure(threadId) : { created: false, thread: existing }
+          const titled = thread.title !== null
           if (!created) yield* persistence.supersedePending(threadId)
           // A long thread's run reads its newest messages; memory asks for more when it must.
-          if (retry) return { history: yield* ThreadWindows.read(threads, threadId) }
+          if (retry) return { history: yield* ThreadWindows.read(threads, threadId), titled }
           const message: StoredMessage = {
             id: input.messageId ?? (yield* ids.uuid),
             role: "user",
@@ -176,9 +189,9 @@ export const make = (options: ChatOptions = {}) =>
           // A thread this send created holds only this message (its run holds the thread, and
           // the parts are plain JSON, stored as given): no read back, and the message is saved
           // while the model is asked rather than before.
-          if (created) return { history: ThreadWindows.complete([message]), write: save }
+          if (created) return { history: ThreadWindows.complete([message]), write: save, titled }
           yield* save
-          return { history: yield* ThreadWindows.read(threads, threadId) }
+          return { history: yield* ThreadWindows.read(threads, threadId), titled }
         }).pipe(Effect.catchTag("ThreadNotFound", (error) => Effect.die(error))),
       })
     })

@@ -116,10 +116,10 @@ export const make = Effect.gen(function* () {
     const metadata = message.metadata === undefined ? null : JSON.stringify(message.metadata)
     yield* sql.withTransaction(
       Effect.gen(function* () {
-        // Updating the thread row first also serialises concurrent saves to one thread (row lock),
-        // so two appends never compute the same next `seq`.
-        const touched = yield* sql<{ readonly rootId: string }>`
-          UPDATE threads SET updated_at = ${at} WHERE id = ${threadId} RETURNING root_id AS "rootId"`
+        // The thread row first: it serialises saves to a thread (no two same `seq`); a root raises its family time.
+        const touched = yield* sql<{ readonly rootId: string }>`UPDATE threads SET updated_at = ${at},
+          family_updated_at = CASE WHEN root_id = id AND family_updated_at < ${at} THEN ${at} ELSE family_updated_at END
+          WHERE id = ${threadId} RETURNING root_id AS "rootId"`
         const rootId = touched[0]?.rootId
         if (rootId === undefined) return yield* new ThreadNotFound({ threadId })
         yield* sql`
@@ -131,7 +131,7 @@ export const make = Effect.gen(function* () {
           )
           ON CONFLICT (thread_id, id) DO UPDATE
           SET role = excluded.role, parts = excluded.parts, metadata = excluded.metadata`
-        yield* raiseFamilyTime(rootId, at)
+        if (rootId !== threadId) yield* raiseFamilyTime(rootId, at)
       }),
     )
   }, orStorageError("saving a message"))

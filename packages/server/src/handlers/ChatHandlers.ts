@@ -78,7 +78,8 @@ export const layer = (options: ChatHandlerOptions = {}) =>
             yield* HttpApp.appendPreResponseHandler((_request, response) =>
               Effect.succeed(HttpServerResponse.setHeader(response, "x-thread-id", threadId)),
             )
-            return yield* chat.send({ threadId, parts: payload.parts, messageId: payload.messageId }).pipe(
+            const newThread = payload.threadId === undefined
+            return yield* chat.send({ threadId, newThread, parts: payload.parts, messageId: payload.messageId }).pipe(
               Effect.flatMap((run) => subscribers.follow(request, run)),
               Effect.catchTags(runErrors),
               dieOnStorageError,

@@ -37,6 +37,11 @@ export interface Prepared<E> {
    * sees an answer to a message that is not stored.
    */
   readonly write?: Effect.Effect<void, E | StorageError> | undefined
+  /**
+   * Whether the thread had a title as the run began: a titled thread is not read again for its
+   * title after the answer (one cleared meanwhile is named after its next turn). Unknown: read.
+   */
+  readonly titled?: boolean | undefined
 }
 
 /** What a run starts from: the thread (claimed), and the history `prepare` writes and returns. */
@@ -126,7 +131,7 @@ export const make = (
         const run = Effect.gen(function* () {
           // The model first: one the host has not configured stores nothing (the client sends again).
           const resolved = yield* runModel.resolve
-          const { history, write } = yield* spec.prepare
+          const { history, write, titled } = yield* spec.prepare
           const written = write === undefined ? Effect.void : yield* alongside(write)
           const startedAt = yield* Clock.currentTimeMillis
           const runId = yield* ids.uuid
@@ -207,7 +212,7 @@ export const make = (
               const messages = ThreadWindows.withAnswer(history, saved)
               return Effect.all(
                 [
-                  naming.nameThread(threadId, messages),
+                  titled === true ? Effect.void : naming.nameThread(threadId, messages),
                   memory.afterTurn(threadId, messages),
                   recall.afterTurn(threadId),
                 ],

@@ -1,4 +1,4 @@
-import { Clock, Effect, FiberSet } from "effect"
+import { Clock, Effect, FiberSet, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { AppConfigDocument } from "../../config/ConfigModel.js"
 import { observationalMemoryOn } from "../../config/MemoryConfig.js"
@@ -8,7 +8,7 @@ import * as ThreadWindows from "../../threads/ThreadWindow.js"
 import type { ObservationalOptions } from "../Memory.js"
 import * as Claims from "./Claims.js"
 import * as MemoryModelCall from "./MemoryModelCall.js"
-import { ObservationStore, type RecordKey } from "./ObservationStore.js"
+import { ObservationStore, type RecordKey, type RecordRow } from "./ObservationStore.js"
 import * as Observer from "./Observer.js"
 import * as Reflector from "./Reflector.js"
 import { renderLog } from "./RenderLog.js"
@@ -80,19 +80,25 @@ export const make = (options: ObservationalOptions = {}) =>
         return yield* store.ingest(key, entries)
       })
 
-    /** Observer, then reflector, while over their thresholds. */
-    const pass = (key: RecordKey) =>
+    /**
+     * Observer, then reflector, while over their thresholds. `known`: the record as the turn
+     * read it; while no observation was made since, the reflector's check needs no read again
+     * (another process's observation runs that process's own check).
+     */
+    const pass = (key: RecordKey, known?: RecordRow) =>
       Effect.gen(function* () {
+        let observed = false
         for (let calls = 0; calls < maxObserverCallsPerPass; calls++) {
           const config = yield* appConfig.get
           if (!observationalMemoryOn(config.memory)) return
           const pending = yield* store.pendingTokens(key)
           if (pending < config.memory.observationalMemory.messageTokens) break
+          observed = true
           if ((yield* observer.observe(key, config)) !== "done") break
         }
         const config = yield* appConfig.get
         if (!observationalMemoryOn(config.memory)) return
-        const record = yield* store.record(key)
+        const record = !observed && known !== undefined ? Option.some(known) : yield* store.record(key)
         if (
           record._tag === "Some" &&
           record.value.observationTokenCount >= config.memory.observationalMemory.observationTokens
@@ -113,7 +119,7 @@ export const make = (options: ObservationalOptions = {}) =>
 
     /** Per record: a pass running in this process, and whether another was asked for meanwhile. */
     const passes = new Map<RecordKey, { again: boolean }>()
-    const runPasses = (key: RecordKey): Effect.Effect<void> => {
+    const runPasses = (key: RecordKey, known?: RecordRow): Effect.Effect<void> => {
       const running = passes.get(key)
       if (running !== undefined) {
         running.again = true
@@ -124,7 +130,10 @@ export const make = (options: ObservationalOptions = {}) =>
       const loop: Effect.Effect<void> = Effect.suspend(() => {
         if (!state.again) return Effect.void
         state.again = false
-        return pass(key).pipe(
+        // Only the first pass may take the turn's record: a pass asked for meanwhile reads it.
+        const first = known
+        known = undefined
+        return pass(key, first).pipe(
           Effect.catchAllCause((cause) => Effect.logWarning("memory: a background pass failed", cause)),
           Effect.zipRight(loop),
         )
@@ -140,8 +149,10 @@ export const make = (options: ObservationalOptions = {}) =>
         const key = keyOf(config, threadId)
         const record = yield* ensureRecord(config, key)
         yield* ingest(key, threadId, saved)
-        if (key !== "resource" && record.lastObservedAt === null) yield* inheritFromSource(key, threadId)
-        yield* runPasses(key)
+        // A fork's inherited observations change the record: its pass reads it again.
+        const inherits = key !== "resource" && record.lastObservedAt === null
+        if (inherits) yield* inheritFromSource(key, threadId)
+        yield* runPasses(key, inherits ? undefined : record)
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("memory: a turn could not be counted", cause)),
         (counting) => FiberSet.run(fibers, counting),

@@ -8,6 +8,7 @@ import type { ObservationalOptions } from "../Memory.js"
 import type { MemoryRecordView } from "../MemoryRecord.js"
 import * as Observational from "./Observational.js"
 import { ObservationStore, type RecordRow } from "./ObservationStore.js"
+import { renderLog } from "./RenderLog.js"
 
 /**
  * The observational half of `Memory`: what the routes show (record, observations), what a run
@@ -80,7 +81,13 @@ export const make = (options: ObservationalOptions = {}) =>
         if (history.before === 0 && history.messages.length <= 1) {
           return { observations: yield* background.renderActive(key), history: history.messages }
         }
-        const [log, observed] = yield* Effect.all([background.renderActive(key), store.observedIds(key, threadId)])
+        const active = yield* store.activeLog(key)
+        const log = renderLog(active)
+        // A record without a reflection or a chunk has observed nothing yet (a message is covered
+        // only by a chunk of its record, kept in its reflection): nothing to leave out, no read.
+        if (active.reflection === null && active.chunks.length === 0)
+          return { observations: log, history: yield* history.all }
+        const observed = yield* store.observedIds(key, threadId)
         const messages = yield* ThreadWindows.covering(history, observed)
         let covered = 0
         while (covered < messages.length - 1 && observed.has(messages[covered]!.id)) covered++

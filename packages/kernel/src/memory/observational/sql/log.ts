@@ -14,6 +14,11 @@ interface ChunkRow {
   readonly createdAt: string
 }
 
+/** The chunk columns of a record without an active chunk (the LEFT JOIN's nulls). */
+interface NoChunk {
+  readonly id: null
+}
+
 const toChunk = (row: ChunkRow): Chunk => ({
   id: row.id,
   threadId: row.threadId,
@@ -22,6 +27,15 @@ const toChunk = (row: ChunkRow): Chunk => ({
   tokens: Number(row.tokens),
   createdAt: new Date(row.createdAt),
 })
+
+/** Ledger rows per INSERT (8 bound parameters each). */
+const ingestBatch = 100
+
+const chunked = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
+  const batches: Array<ReadonlyArray<A>> = []
+  for (let start = 0; start < items.length; start += size) batches.push(items.slice(start, start + size))
+  return batches
+}
 
 /** Most pending rows read at once: one observer call never needs more. */
 const pendingScanLimit = 2_000
@@ -37,26 +51,35 @@ export const make = Effect.gen(function* () {
       (rows) => rows.length === 1,
     )
 
+  /** One row's values: a fork's copy of a message already observed is observed too (the same message). */
+  const ledgerRow = (key: RecordKey, entry: LedgerEntry) =>
+    sql`(${key}, ${entry.threadId}, ${entry.messageId}, ${entry.tokens}, ${entry.createdAt.toISOString()},
+      (SELECT chunk_id FROM memory_messages
+       WHERE record_key = ${key} AND message_id = ${entry.messageId} AND chunk_id IS NOT NULL LIMIT 1))`
+
+  const insertLedger = (key: RecordKey, entries: ReadonlyArray<LedgerEntry>) =>
+    Effect.map(
+      sql<{ messageId: string }>`
+        INSERT INTO memory_messages (record_key, thread_id, message_id, tokens, created_at, chunk_id)
+        VALUES ${sql.join(",", false)(entries.map((entry) => ledgerRow(key, entry)))}
+        ON CONFLICT (record_key, thread_id, message_id) DO NOTHING
+        RETURNING message_id AS "messageId"`,
+      (rows) => rows.length,
+    )
+
+  // A turn's messages (usually two) in one statement, atomic by itself; more in bounded batches
+  // (SQLite's and PostgreSQL's limits on bound parameters), in one transaction.
   const ingest = (key: RecordKey, entries: ReadonlyArray<LedgerEntry>) =>
-    entries.length === 0
+    (entries.length === 0
       ? Effect.succeed(0)
-      : sql
-          .withTransaction(
-            Effect.reduce(entries, 0, (added, entry) =>
-              // A fork's copy of a message already observed is observed too: it is the same message.
-              Effect.map(
-                sql<{ messageId: string }>`
-                  INSERT INTO memory_messages (record_key, thread_id, message_id, tokens, created_at, chunk_id)
-                  VALUES (${key}, ${entry.threadId}, ${entry.messageId}, ${entry.tokens}, ${entry.createdAt.toISOString()},
-                    (SELECT chunk_id FROM memory_messages
-                     WHERE record_key = ${key} AND message_id = ${entry.messageId} AND chunk_id IS NOT NULL LIMIT 1))
-                  ON CONFLICT (record_key, thread_id, message_id) DO NOTHING
-                  RETURNING message_id AS "messageId"`,
-                (rows) => added + rows.length,
-              ),
+      : entries.length <= ingestBatch
+        ? insertLedger(key, entries)
+        : sql.withTransaction(
+            Effect.reduce(chunked(entries, ingestBatch), 0, (added, batch) =>
+              Effect.map(insertLedger(key, batch), (rows) => added + rows),
             ),
           )
-          .pipe(orStorageError("counting messages into memory"))
+    ).pipe(orStorageError("counting messages into memory"))
 
   const idsWhere = (key: RecordKey, threadId: string, observedOnly: boolean) =>
     (observedOnly
@@ -135,23 +158,28 @@ export const make = Effect.gen(function* () {
 
   const activeLog = (key: RecordKey) =>
     Effect.gen(function* () {
-      const [record] = yield* sql<{ generation: number | string }>`
-        SELECT generation_count AS generation FROM memory_records WHERE key = ${key}`
-      const generation = Number(record?.generation ?? 0)
+      // The record's generation and its active chunks in one read: a row of nulls beside it when
+      // there is no chunk, no row when there is no record (chunks are written under their
+      // record's row, never deleted: no record, no observations).
+      const rows = yield* sql<{ readonly generation: number | string } & (ChunkRow | NoChunk)>`
+        SELECT r.generation_count AS generation, c.id, c.thread_id AS "threadId", c.message_ids AS "messageIds",
+               c.content, c.tokens, c.created_at AS "createdAt"
+        FROM memory_records r LEFT JOIN memory_chunks c ON c.record_key = r.key AND c.reflected_in IS NULL
+        WHERE r.key = ${key} ORDER BY c.seq`
+      const generation = Number(rows[0]?.generation ?? 0)
       const [reflection] =
         generation === 0
           ? []
           : yield* sql<{ content: string; tokens: number | string }>`
               SELECT content, tokens FROM memory_reflections WHERE record_key = ${key} AND generation = ${generation}`
-      const chunks = yield* sql<ChunkRow>`
-        SELECT id, thread_id AS "threadId", message_ids AS "messageIds", content, tokens, created_at AS "createdAt"
-        FROM memory_chunks WHERE record_key = ${key} AND reflected_in IS NULL ORDER BY seq`
       return {
         reflection:
           reflection === undefined
             ? null
             : { generation, content: reflection.content, tokens: Number(reflection.tokens) },
-        chunks: chunks.map(toChunk),
+        chunks: rows
+          .filter((row): row is ChunkRow & { readonly generation: number | string } => row.id !== null)
+          .map(toChunk),
       } satisfies ActiveLog
     }).pipe(orStorageError("reading observations"))
 

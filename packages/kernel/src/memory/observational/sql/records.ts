@@ -52,13 +52,21 @@ export const make = Effect.gen(function* () {
       orStorageError("reading a memory record"),
     )
 
+  // Read first: after a record's first turn (every turn, in the default resource scope) the
+  // insert would be a write that changes nothing.
   const ensureRecord = (key: RecordKey, scope: "resource" | "thread", id: string, now: Date) =>
-    sql`INSERT INTO memory_records (key, id, scope, updated_at) VALUES (${key}, ${id}, ${scope}, ${now.toISOString()})
-        ON CONFLICT (key) DO NOTHING`.pipe(
-      Effect.zipRight(record(key)),
-      Effect.map(Option.getOrThrow),
-      orStorageError("creating a memory record"),
-    )
+    Effect.flatMap(
+      record(key),
+      Option.match({
+        onSome: Effect.succeed,
+        onNone: () =>
+          sql`INSERT INTO memory_records (key, id, scope, updated_at)
+              VALUES (${key}, ${id}, ${scope}, ${now.toISOString()}) ON CONFLICT (key) DO NOTHING`.pipe(
+            Effect.zipRight(record(key)),
+            Effect.map(Option.getOrThrow),
+          ),
+      }),
+    ).pipe(orStorageError("creating a memory record"))
 
   const latestThreadRecord = sql<Row>`
     SELECT ${sql.literal(columns)} FROM memory_records WHERE scope = 'thread' ORDER BY updated_at DESC LIMIT 1`.pipe(
