@@ -17,6 +17,7 @@
 //
 // Knobs: CHAT_OUTSIDE_ROUNDS [1] (median over rounds), CHAT_OUTSIDE_CHATS [22],
 //        CHAT_OUTSIDE_SCENARIOS [new,same,new-off,same-off], BENCH_NODE_ARGS (e.g. --cpu-prof),
+//        CHAT_OUTSIDE_START_MS [15000] (how long a server may take to start: longer on a loaded machine),
 //        CHAT_OUTSIDE_FLOOR=1 (also the floors, each with nothing of Aide: bench/chat-floor-server.mjs,
 //        the same chats on the bare stack — node:http, the AI SDK, SQLite —, and
 //        bench/chat-effect-floor-server.mjs, the same on the agreed stack — Effect's HttpApi and
@@ -105,6 +106,7 @@ const measure = async (main, fake, scenario) => {
     main,
     nodeArgs,
     env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, OPENAI_COMPATIBLE_API_KEY: "fake" },
+    startMs: int("CHAT_OUTSIDE_START_MS", 15_000),
   })
   const base = server.url.replace(/\/$/, "")
   try {
