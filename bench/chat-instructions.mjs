@@ -15,7 +15,7 @@
 //        CHAT_INSTRUCTIONS_SAME_THREAD=1 (one thread reused), CHAT_INSTRUCTIONS_START_MS [180000]
 //        (how long a start under valgrind may take: longer on a loaded machine),
 //        CHAT_INSTRUCTIONS_FROM_LISTENING=1 (count from the "listening" line on: `--instr-atstart=no`,
-//        then `callgrind_control -i on`; the start runs under valgrind uninstrumented, several times
+//        then `vgdb instrumentation on`; the start runs under valgrind uninstrumented, several times
 //        faster — what lets a loaded machine start a server at all; the difference MANY − FEW is the
 //        same chats either way). Needs `valgrind` (Debian's package).
 // Prints a markdown table; writes bench/results/chat-instructions-<timestamp>.json.
@@ -70,8 +70,10 @@ const count = async (main, fakeUrl, chats) => {
   })
   try {
     if (fromListening) {
-      const on = spawnSync("callgrind_control", ["-i", "on", String(server.pid)], { encoding: "utf8" })
-      if (on.status !== 0) throw new Error(`callgrind_control -i on: ${on.stderr}${on.stdout}`)
+      // Through valgrind's gdbserver (vgdb): callgrind_control does not find a process whose
+      // output file is /dev/null, and says so with exit status 0.
+      const on = spawnSync("vgdb", [`--pid=${server.pid}`, "instrumentation", "on"], { encoding: "utf8" })
+      if (on.status !== 0) throw new Error(`vgdb instrumentation on: ${on.stderr}${on.stdout}`)
     }
     const base = server.url.replace(/\/$/, "")
     const { token } = await fetchJson(base, "POST", "/api/auth/setup", { password: PASSWORD })
