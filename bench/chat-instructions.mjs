@@ -72,7 +72,11 @@ const count = async (main, fakeUrl, chats) => {
     if (fromListening) {
       // Through valgrind's gdbserver (vgdb): callgrind_control does not find a process whose
       // output file is /dev/null, and says so with exit status 0.
-      const on = spawnSync("vgdb", [`--pid=${server.pid}`, "instrumentation", "on"], { encoding: "utf8" })
+      // valgrind names its pipes after $USER and $HOST, and the server runs with HOST=127.0.0.1.
+      const on = spawnSync("vgdb", [`--pid=${server.pid}`, "instrumentation", "on"], {
+        encoding: "utf8",
+        env: { ...process.env, HOST: "127.0.0.1" },
+      })
       if (on.status !== 0) throw new Error(`vgdb instrumentation on: ${on.stderr}${on.stdout}`)
     }
     const base = server.url.replace(/\/$/, "")
