@@ -147,7 +147,7 @@ const figures = [
   {
     // Only when named: two servers, each started twice under valgrind.
     key: "instructions",
-    command: `CHAT_INSTRUCTIONS_SERVERS=${instructionServers} node bench/chat-instructions.mjs`,
+    command: `CHAT_INSTRUCTIONS_FROM_LISTENING=1 CHAT_INSTRUCTIONS_SERVERS=${instructionServers} node bench/chat-instructions.mjs`,
     optIn: () => false,
     run: () =>
       [
@@ -158,6 +158,9 @@ const figures = [
           ["bench/chat-instructions.mjs"],
           {
             CHAT_INSTRUCTIONS_SERVERS: instructionServers,
+            // The Effect floor's start (3.7 s of CPU) under full instrumentation outlasts any timeout
+            // on a loaded machine; the chats are counted the same from "listening" on.
+            CHAT_INSTRUCTIONS_FROM_LISTENING: "1",
             CHAT_INSTRUCTIONS_SAME_THREAD: same,
           },
           (file) => file.startsWith("chat-instructions-"),
