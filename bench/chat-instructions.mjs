@@ -13,7 +13,11 @@
 //
 // Knobs: CHAT_INSTRUCTIONS_SERVERS [the build], CHAT_INSTRUCTIONS_FEW [4], CHAT_INSTRUCTIONS_MANY [16],
 //        CHAT_INSTRUCTIONS_SAME_THREAD=1 (one thread reused), CHAT_INSTRUCTIONS_START_MS [180000]
-//        (how long a start under valgrind may take: longer on a loaded machine). Needs `valgrind` (Debian's package).
+//        (how long a start under valgrind may take: longer on a loaded machine),
+//        CHAT_INSTRUCTIONS_FROM_LISTENING=1 (count from the "listening" line on: `--instr-atstart=no`,
+//        then `vgdb instrumentation on`; the start runs under valgrind uninstrumented, several times
+//        faster — what lets a loaded machine start a server at all; the difference MANY − FEW is the
+//        same chats either way). Needs `valgrind` (Debian's package).
 // Prints a markdown table; writes bench/results/chat-instructions-<timestamp>.json.
 
 import { spawnSync } from "node:child_process"
@@ -39,6 +43,7 @@ const int = (name, fallback) => {
 const few = int("CHAT_INSTRUCTIONS_FEW", 4)
 const many = int("CHAT_INSTRUCTIONS_MANY", 16)
 const sameThread = process.env.CHAT_INSTRUCTIONS_SAME_THREAD === "1"
+const fromListening = process.env.CHAT_INSTRUCTIONS_FROM_LISTENING === "1"
 const servers = (process.env.CHAT_INSTRUCTIONS_SERVERS ?? mainJs).split(",").map((s) => path.resolve(root, s.trim()))
 const PASSWORD = "correct horse battery"
 
@@ -52,13 +57,28 @@ const count = async (main, fakeUrl, chats) => {
   const server = await startServer({
     dataDir,
     main,
-    launcher: ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"],
+    launcher: [
+      "valgrind",
+      "--tool=callgrind",
+      "--callgrind-out-file=/dev/null",
+      ...(fromListening ? ["--instr-atstart=no"] : []),
+    ],
     env: { OPENAI_COMPATIBLE_BASE_URL: fakeUrl, OPENAI_COMPATIBLE_API_KEY: "fake" },
     // ~30 s to start under valgrind; its summary is written after the process's own shutdown.
     startMs: int("CHAT_INSTRUCTIONS_START_MS", 180_000),
     stopMs: 120_000,
   })
   try {
+    if (fromListening) {
+      // Through valgrind's gdbserver (vgdb): callgrind_control does not find a process whose
+      // output file is /dev/null, and says so with exit status 0.
+      // valgrind names its pipes after $USER and $HOST, and the server runs with HOST=127.0.0.1.
+      const on = spawnSync("vgdb", [`--pid=${server.pid}`, "instrumentation", "on"], {
+        encoding: "utf8",
+        env: { ...process.env, HOST: "127.0.0.1" },
+      })
+      if (on.status !== 0) throw new Error(`vgdb instrumentation on: ${on.stderr}${on.stdout}`)
+    }
     const base = server.url.replace(/\/$/, "")
     const { token } = await fetchJson(base, "POST", "/api/auth/setup", { password: PASSWORD })
     await fetchJson(
@@ -120,4 +140,6 @@ console.log(
     ]),
   ),
 )
-log(`results: ${writeResults("chat-instructions", { date: new Date().toISOString(), sameThread, results })}`)
+log(
+  `results: ${writeResults("chat-instructions", { date: new Date().toISOString(), sameThread, fromListening, results })}`,
+)

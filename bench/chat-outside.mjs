@@ -17,8 +17,12 @@
 //
 // Knobs: CHAT_OUTSIDE_ROUNDS [1] (median over rounds), CHAT_OUTSIDE_CHATS [22],
 //        CHAT_OUTSIDE_SCENARIOS [new,same,new-off,same-off], BENCH_NODE_ARGS (e.g. --cpu-prof),
-//        CHAT_OUTSIDE_FLOOR=1 (also the floor: bench/chat-floor-server.mjs, the same chats on the
-//        bare stack — node:http, the AI SDK, SQLite — with nothing of Aide).
+//        CHAT_OUTSIDE_START_MS [15000] (how long a server may take to start: longer on a loaded machine),
+//        CHAT_OUTSIDE_FLOOR=1 (also the floors, each with nothing of Aide: bench/chat-floor-server.mjs,
+//        the same chats on the bare stack — node:http, the AI SDK, SQLite —, and
+//        bench/chat-effect-floor-server.mjs, the same on the agreed stack — Effect's HttpApi and
+//        @effect/sql); or a list of them: CHAT_OUTSIDE_FLOOR=node,effect,effect-router (the last:
+//        the agreed stack with an HttpRouter for the HttpApi).
 // Prints a markdown table; writes bench/results/chat-outside-<timestamp>.json.
 
 import * as os from "node:os"
@@ -47,14 +51,26 @@ const int = (name, fallback) => {
 const rounds = int("CHAT_OUTSIDE_ROUNDS", 1)
 const chats = int("CHAT_OUTSIDE_CHATS", 22)
 const warmup = 2
-// The floor (CHAT_OUTSIDE_FLOOR=1): the same chats on the bare stack, nothing of Aide
-// (bench/chat-floor-server.mjs), new and reused thread only (it has no memory to turn off).
-const floorServer = path.join(root, "bench/chat-floor-server.mjs")
+// The floors (CHAT_OUTSIDE_FLOOR): the same chats with nothing of Aide, new and reused thread only
+// (they have no memory to turn off).
+const floorServers = {
+  node: path.join(root, "bench/chat-floor-server.mjs"),
+  effect: path.join(root, "bench/chat-effect-floor-server.mjs"),
+  "effect-router": path.join(root, "bench/chat-effect-router-floor-server.mjs"),
+}
+const floorNames =
+  process.env.CHAT_OUTSIDE_FLOOR === "1"
+    ? ["node", "effect"]
+    : (process.env.CHAT_OUTSIDE_FLOOR ?? "").split(",").filter((name) => name !== "" && name !== "0")
+for (const name of floorNames)
+  if (floorServers[name] === undefined) throw new Error(`CHAT_OUTSIDE_FLOOR: no floor "${name}"`)
+const floors = Object.fromEntries(floorNames.map((name) => [name, floorServers[name]]))
 const servers = [
   ...(process.env.CHAT_OUTSIDE_SERVERS ?? mainJs).split(",").map((s) => path.resolve(root, s.trim())),
-  ...(process.env.CHAT_OUTSIDE_FLOOR === "1" ? [floorServer] : []),
+  ...Object.values(floors),
 ]
-const measured = (main, scenario) => main !== floorServer || scenario.memory
+const floorPaths = new Set(Object.values(floorServers))
+const measured = (main, scenario) => !floorPaths.has(main) || scenario.memory
 const scenarioNames = (process.env.CHAT_OUTSIDE_SCENARIOS ?? "new,same,new-off,same-off").split(",")
 const scenarios = {
   new: { sameThread: false, memory: true, label: "new thread each chat" },
@@ -90,6 +106,7 @@ const measure = async (main, fake, scenario) => {
     main,
     nodeArgs,
     env: { OPENAI_COMPATIBLE_BASE_URL: fake.url, OPENAI_COMPATIBLE_API_KEY: "fake" },
+    startMs: int("CHAT_OUTSIDE_START_MS", 15_000),
   })
   const base = server.url.replace(/\/$/, "")
   try {
@@ -223,6 +240,7 @@ const file = writeResults("chat-outside", {
   rounds,
   chats,
   servers,
+  floors,
   samples: Object.fromEntries(samples),
 })
 log(`results: ${file}`)
