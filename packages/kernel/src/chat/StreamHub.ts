@@ -117,13 +117,6 @@ export interface StreamHubOptions {
    * default 10,000 (≈ 7 % of a core here). A few subscribers get every event at once.
    */
   readonly writeBudget?: number
-  /**
-   * The share of one core those writes may take, as the hub times them: past it the window
-   * widens (still at most 250 ms) whatever the budget; default 0.025 (~5 % of a core in all:
-   * internal/fanout.ts). A slow or busy machine
-   * coalesces sooner.
-   */
-  readonly writeShare?: number
 }
 
 export const defaultMaxSubscribersPerStream = 1_000
@@ -135,7 +128,7 @@ const maxWindowMs = 250
 export const makeMemory = (options: StreamHubOptions = {}) =>
   Effect.gen(function* () {
     const streams = new Map<string, LiveStream>()
-    const fanout = new Fanout(options.writeBudget ?? defaultWriteBudget, maxWindowMs, options.writeShare)
+    const fanout = new Fanout(options.writeBudget ?? defaultWriteBudget, maxWindowMs)
     const retention = Duration.decode(options.retention ?? Duration.seconds(60))
     const maxPerStream = options.maxSubscribersPerStream ?? defaultMaxSubscribersPerStream
     const maxTotal = options.maxSubscribers ?? defaultMaxSubscribers

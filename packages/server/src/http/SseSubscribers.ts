@@ -4,7 +4,6 @@ import { type Chat, StreamHub } from "@aide/kernel"
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Duration, Effect, Option } from "effect"
-import { DirectSink, type Subscriber, ticksPerBeat } from "./DirectSink.js"
 import * as Sse from "./Sse.js"
 
 /**
@@ -15,18 +14,20 @@ import * as Sse from "./Sse.js"
  * and a few KB each while idle.
  */
 
+/** What the keep-alive timer and the shutdown reach: every open subscriber. */
+interface Subscriber {
+  heartbeat(): void
+  destroy(): void
+}
+
 /** One subscriber's response body: the hub pushes into it, Node pipes it into the socket. */
 class SseBody extends Readable implements StreamHub.StreamSink, Subscriber {
   /** Set once attached; detaches from the hub when the body is destroyed (client gone). */
   detach: (() => void) | undefined = undefined
   #limit = -1
-  /** The keep-alive tick of the last push; -1 before the first. */
-  #wroteAt = -1
 
   constructor(
     private readonly open: Set<Subscriber>,
-    /** The keep-alive clock's current tick. */
-    private readonly tick: () => number,
     private readonly maxLagBytes: number,
     /** Encodes a batch: shared by every subscriber (reconnects), or for this response alone (the sender's). */
     private readonly encode: (events: ReadonlyArray<StreamHub.StreamEvent>) => Uint8Array,
@@ -59,7 +60,6 @@ class SseBody extends Readable implements StreamHub.StreamSink, Subscriber {
     // follows is dropped (it may reconnect with Last-Event-ID) rather than buffered without bound.
     if (this.#limit < 0) this.#limit = bytes.length + this.maxLagBytes
     else if (this.readableLength > this.#limit) return void this.destroy()
-    this.#wroteAt = this.tick()
     this.push(bytes)
   }
 
@@ -78,10 +78,8 @@ class SseBody extends Readable implements StreamHub.StreamSink, Subscriber {
     }
   }
 
-  heartbeat(tick: number): void {
-    if (tick - this.#wroteAt < ticksPerBeat || this.destroyed || this.readableEnded) return
-    this.#wroteAt = tick
-    this.push(Sse.keepAlive)
+  heartbeat(): void {
+    if (!this.destroyed && !this.readableEnded) this.push(Sse.keepAlive)
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
@@ -89,6 +87,97 @@ class SseBody extends Readable implements StreamHub.StreamSink, Subscriber {
     this.detach = undefined
     this.open.delete(this)
     callback(error)
+  }
+}
+
+/**
+ * A plain reconnect's subscriber (http/DirectReconnects): each batch written straight to its
+ * connection, with no `Readable` and pipe between them (bench/fanout.mjs, issue 38).
+ * The same bound: a reader more than `maxLagBytes` behind (Node's unwritten bytes) is dropped,
+ * its connection closed so that it reconnects with Last-Event-ID.
+ */
+class DirectSink implements StreamHub.StreamSink, Subscriber {
+  /** Set once attached; detaches from the hub when the subscriber is destroyed (client gone). */
+  detach: (() => void) | undefined = undefined
+  #limit = -1
+  #gone = false
+  /** What the hub handed over (the replay) before the head could be written; then undefined. */
+  #pending: Array<Uint8Array> | undefined = []
+  #ended = false
+
+  constructor(
+    private readonly open: Set<Subscriber>,
+    private readonly maxLagBytes: number,
+    private readonly response: ServerResponse,
+  ) {
+    open.add(this)
+  }
+
+  /** Writes the head and what came before it (the replay) in one write; `[DONE]` too if it ended. */
+  start(headers: Record<string, string>): void {
+    const pending = this.#pending ?? []
+    this.#pending = undefined
+    if (this.response.destroyed) return
+    this.response.writeHead(200, headers)
+    const chunks = this.#ended ? [...pending, Sse.done] : pending
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    if (this.#ended) this.response.end(body)
+    else if (chunks.length > 0) this.response.write(body)
+    // The head goes now: what follows may go to the socket directly (`send`).
+    else this.response.flushHeaders()
+  }
+
+  /**
+   * Chunked responses (any HTTP/1.1 client) get the batch's chunk, framed once for every
+   * subscriber (`Sse.chunked`), written to the socket: `ServerResponse.write` would frame it per
+   * subscriber and cork the socket until the next tick, to write three pieces with `writev`
+   * — together a third of the user CPU of each write at 2,000 subscribers (issue 38). The head
+   * was written before (`start`), and every write goes through the socket's one queue: in order.
+   */
+  private send(bytes: Uint8Array): void {
+    const socket = this.response.socket
+    if (this.response.chunkedEncoding && socket !== null) socket.write(Sse.chunked(bytes))
+    else this.response.write(bytes)
+  }
+
+  /** Bytes written and not yet taken by the socket. */
+  private get unwritten(): number {
+    return this.response.writableLength + (this.response.socket?.writableLength ?? 0)
+  }
+
+  onEvents(events: ReadonlyArray<StreamHub.StreamEvent>): void {
+    if (this.#gone || this.response.destroyed) return
+    const bytes = Sse.encodeBatch(events)
+    // The first write is the replay, however long (as SseBody).
+    if (this.#limit < 0) this.#limit = bytes.length + this.maxLagBytes
+    else if (this.unwritten > this.#limit) return void this.destroy()
+    if (this.#pending !== undefined) this.#pending.push(bytes)
+    else this.send(bytes)
+  }
+
+  onEnd(): void {
+    if (this.#gone) return
+    if (this.#pending !== undefined) this.#ended = true
+    else if (!this.response.destroyed && !this.response.writableEnded) this.response.end(Sse.done)
+    this.release()
+  }
+
+  heartbeat(): void {
+    if (this.#pending === undefined && !this.#gone && !this.response.writableEnded) this.send(Sse.keepAlive)
+  }
+
+  /** Gone: leaves the hub and closes the connection (a client dropped for lagging reconnects). */
+  destroy(): void {
+    this.release()
+    if (!this.response.destroyed) this.response.destroy()
+  }
+
+  /** Leaves the hub and the keep-alives, the response untouched (someone else answers it). */
+  release(): void {
+    this.#gone = true
+    this.detach?.()
+    this.detach = undefined
+    this.open.delete(this)
   }
 }
 
@@ -114,15 +203,12 @@ export const make = (options: SseSubscribersOptions) =>
     const answers = new Set<Subscriber>()
     const maxLagBytes = options.maxLagBytes ?? defaultMaxLagBytes
     const interval = Duration.toMillis(Duration.decode(options.heartbeat))
-    let ticks = 0
-    const tick = () => ticks
     yield* Effect.acquireRelease(
       Effect.sync(() => {
         const timer = setInterval(() => {
-          ticks++
-          for (const body of open) body.heartbeat(ticks)
-          for (const body of answers) body.heartbeat(ticks)
-        }, interval / ticksPerBeat)
+          for (const body of open) body.heartbeat()
+          for (const body of answers) body.heartbeat()
+        }, interval)
         timer.unref()
         return timer
       }),
@@ -143,7 +229,7 @@ export const make = (options: SseSubscribersOptions) =>
         // subscriber leaves the hub when its connection closes.
         // (No Node response under the Web-standard handler: there the body's cancel ends it.)
         const response = NodeHttpServerRequest.toServerResponse(request) as ServerResponse | undefined
-        const body = new SseBody(open, tick, maxLagBytes, Sse.encodeBatch, response)
+        const body = new SseBody(open, maxLagBytes, Sse.encodeBatch, response)
         response?.once("close", () => body.destroy())
         return hub.attach(threadId, body, afterEventId).pipe(
           Effect.map(
@@ -176,7 +262,7 @@ export const make = (options: SseSubscribersOptions) =>
       Effect.sync(() => {
         // Absent under the Web-standard handler (Server.webHandler): there the body's cancel ends it.
         const response = NodeHttpServerRequest.toServerResponse(request) as ServerResponse | undefined
-        const body = new SseBody(answers, tick, Number.POSITIVE_INFINITY, Sse.encodeEvents, response)
+        const body = new SseBody(answers, Number.POSITIVE_INFINITY, Sse.encodeEvents, response)
         response?.once("close", () => body.destroy())
         body.detach = run.attach(body)
         return HttpServerResponse.raw(body, {
@@ -195,7 +281,7 @@ export const make = (options: SseSubscribersOptions) =>
         // Gone while it was authenticated: nothing to answer, and nothing to attach (its
         // `close` has fired already, so a subscriber attached now would never leave).
         if (response.destroyed) return Effect.succeed(true)
-        const sink = new DirectSink(open, tick, maxLagBytes, response)
+        const sink = new DirectSink(open, maxLagBytes, response)
         response.once("close", () => sink.destroy())
         return hub.attach(threadId, sink, afterEventId).pipe(
           Effect.map(

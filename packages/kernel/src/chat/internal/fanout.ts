@@ -8,50 +8,18 @@ const noop = () => {}
  * subscribers × events per second, a stream coalesces its events for its attached subscribers
  * over a window of `subscribers / writeBudget` seconds (at most `maxWindowMs`), so the writes
  * per second stay near the budget however many subscribers there are.
- *
- * What a write costs depends on the machine and its load (on loopback, most of it is the
- * receiver's TCP work, charged to the sender: 7–12 µs of CPU here, 2 cores shared), so the
- * budget alone would spend a different share of a core on each. The hub also times its flushes to many
- * subscribers, and widens the window until those writes take at most `writeShare` of one core:
- * a slow or busy machine gets fewer, larger batches (bench/fanout.mjs, issue 38).
  */
 export class Fanout {
   subscribers = 0
-  /** Milliseconds per subscriber write, averaged over recent flushes to many subscribers. */
-  #writeMs = 0
   constructor(
     private readonly writeBudget: number,
     private readonly maxWindowMs: number,
-    private readonly writeShare = defaultWriteShare,
   ) {}
 
   windowMs(): number {
-    const byBudget = (1000 * this.subscribers) / this.writeBudget
-    const byCost = (this.subscribers * this.#writeMs) / this.writeShare
-    return Math.min(this.maxWindowMs, Math.max(byBudget, byCost))
-  }
-
-  /**
-   * A flush handed a batch to `writes` subscribers in `ms`. Timed only over many of them: a
-   * handful (the common reload of a tab) are too few to average out a GC pause, and too cheap
-   * to coalesce for.
-   */
-  measured(writes: number, ms: number): void {
-    if (writes < minTimedWrites) return
-    const sample = ms / writes
-    this.#writeMs = this.#writeMs === 0 ? sample : this.#writeMs + (sample - this.#writeMs) / 4
+    return Math.min(this.maxWindowMs, (1000 * this.subscribers) / this.writeBudget)
   }
 }
-
-/**
- * The share of one core the timed writes to attached subscribers may take before their window
- * widens. The loop times the writes themselves, about half of what they cost in all (Node's
- * write callbacks and their garbage come later): ~5 µs a write timed, 7–12 µs of CPU per write
- * by /proc, here (bench/fanout.mjs, issue 38). 2.5 % timed is thus ~5 % of a core.
- */
-export const defaultWriteShare = 0.025
-/** Flushes to fewer subscribers are not timed (see `Fanout.measured`). */
-export const minTimedWrites = 32
 
 /** Subscribers handed the same batches at the same moments, and how far they have got. */
 class Channel {
@@ -64,8 +32,6 @@ class Channel {
     private readonly events: Array<StreamEvent>,
     /** 0: the next turn of the event loop (events published together still go as one batch). */
     private readonly delayMs: () => number,
-    /** Told how long each flush took (the attached channel's, for its window). */
-    private readonly measured?: (writes: number, ms: number) => void,
   ) {}
 
   schedule(): void {
@@ -86,10 +52,7 @@ class Channel {
     // One array for every sink: the `StreamSink` contract a transport encodes once per batch on.
     const batch = this.events.slice(from, to)
     // A sink may detach itself (a subscriber too far behind) while we iterate: Set allows it.
-    const writes = this.sinks.size
-    const started = this.measured === undefined ? 0 : performance.now()
     for (const sink of this.sinks) sink.onEvents(batch)
-    this.measured?.(writes, performance.now() - started)
   }
 }
 
@@ -110,11 +73,7 @@ export class LiveStream {
 
   constructor(private readonly fanout: Fanout) {
     this.#followers = new Channel(this.events, () => 0)
-    this.#attached = new Channel(
-      this.events,
-      () => fanout.windowMs(),
-      (writes, ms) => fanout.measured(writes, ms),
-    )
+    this.#attached = new Channel(this.events, () => fanout.windowMs())
   }
 
   get attachedCount(): number {
