@@ -3,21 +3,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import * as AiSdkAgentStep from "../src/chat/AiSdkAgentStep.js"
 import * as Chat from "../src/chat/Chat.js"
-import * as SqlChatRuns from "../src/chat/SqlChatRuns.js"
-import * as StreamHub from "../src/chat/StreamHub.js"
 import { TitleGenerator } from "../src/chat/TitleGenerator.js"
-import * as AppConfig from "../src/config/AppConfig.js"
-import * as Ids from "../src/ids/Ids.js"
 import * as Memory from "../src/memory/Memory.js"
-import * as SqlObservationStore from "../src/memory/observational/SqlObservationStore.js"
-import * as Recall from "../src/memory/recall/Recall.js"
-import * as SqlRecallIndex from "../src/memory/recall/SqlRecallIndex.js"
-import * as SqlMemoryStore from "../src/memory/SqlMemoryStore.js"
-import * as SqlThreads from "../src/threads/SqlThreads.js"
 import { Threads } from "../src/threads/Threads.js"
-import * as ToolRegistry from "../src/tools/ToolRegistry.js"
-import * as Tools from "../src/tools/Tools.js"
-import { answer, chunksOf, modelRegistry, scriptedModel, useModel } from "./support/chat.js"
+import { answer, chatKernel, chunksOf, scriptedModel, useModel } from "./support/chat.js"
 import { tempSqliteStorageLayer } from "./support/files.js"
 import { freshStorageLayer, postgresAvailable } from "./support/postgres.js"
 
@@ -50,29 +39,8 @@ const titles = Layer.succeed(TitleGenerator, {
     }),
 })
 
-const kernel = (storage: Layer.Layer<never, unknown, never> | typeof tempSqliteStorageLayer) =>
-  Chat.layer({ maxRetries: 0 }).pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(
-        StreamHub.layerMemory({ retention: "60 seconds" }),
-        titles,
-        Ids.layer,
-        Tools.layer.pipe(Layer.provide(ToolRegistry.layer)),
-        AiSdkAgentStep.layer,
-        SqlChatRuns.layer,
-        Memory.layer().pipe(Layer.provide([SqlMemoryStore.layer, SqlObservationStore.layer, Ids.layer])),
-        Recall.layer.pipe(Layer.provide(SqlRecallIndex.layer)),
-      ),
-    ),
-    Layer.provideMerge(
-      Layer.mergeAll(
-        SqlThreads.layer.pipe(Layer.provide(Ids.layer)),
-        AppConfig.layerMemory.pipe(Layer.provideMerge(modelRegistry)),
-      ),
-    ),
-    Layer.provideMerge(storage as typeof tempSqliteStorageLayer),
-    Layer.provideMerge(counting),
-  )
+const kernel = (storage: typeof tempSqliteStorageLayer) =>
+  chatKernel({}, AiSdkAgentStep.layer, { titles, storage }).pipe(Layer.provideMerge(counting))
 
 const sleep = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
 

@@ -125,12 +125,17 @@ export const modelRegistry = Layer.effect(
 export const chatKernel = (
   options: Chat.ChatOptions = {},
   agentStep: Layer.Layer<AgentStep.AgentStep> = AiSdkAgentStep.layer,
+  /** Another title generator (one that counts its calls), another storage (PostgreSQL's). */
+  swaps: {
+    readonly titles?: Layer.Layer<TitleGenerator.TitleGenerator>
+    readonly storage?: typeof tempSqliteStorageLayer
+  } = {},
 ) =>
   Chat.layer({ maxRetries: 0, ...options }).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         StreamHub.layerMemory({ retention: "60 seconds" }),
-        TitleGenerator.layerFallback,
+        swaps.titles ?? TitleGenerator.layerFallback,
         Ids.layer,
         Tools.layer.pipe(Layer.provideMerge(ToolRegistry.layer)),
         agentStep,
@@ -145,7 +150,7 @@ export const chatKernel = (
         AppConfig.layerMemory.pipe(Layer.provideMerge(modelRegistry)),
       ),
     ),
-    Layer.provideMerge(tempSqliteStorageLayer),
+    Layer.provideMerge(swaps.storage ?? tempSqliteStorageLayer),
   )
 
 export type UIChunk = { readonly type: string } & Record<string, unknown>
