@@ -467,7 +467,9 @@ describe.skipIf(executablePath === undefined)("the console on a phone, and to ax
       if (device === "phone") await connections.screenshot({ path: join(screenshots, "phone-connections.png") })
       await notifications.screenshot({ path: join(screenshots, `${device}-notifications.png`) })
     }
-  })
+    // Some twenty screens, each reloaded in both themes with an axe pass: 35 s at rest, past 60 s
+    // on a loaded 2-core CI machine.
+  }, 150_000)
 
   it("the offline screen: no serious finding, desktop and phone, light and dark", async () => {
     const found: Record<string, Array<Finding>> = {}
