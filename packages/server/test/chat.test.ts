@@ -173,7 +173,13 @@ describe.each(storageKindsWherePostgresDiffers)("chat over HTTP (%s)", (storage)
       })
       await eventually(() => (server.model.requests.length === 1 ? true : undefined))
 
-      const detail = await threadDetail(server, threadId)
+      // The message is written beside the model call (it starts once the request is out: the
+      // kernel's RunStarter), so it may land a few ms after the model has the request — well
+      // before the model answers (1.5 s here), which is what is held.
+      const detail = await eventually(async () => {
+        const read = await threadDetail(server, threadId)
+        return read.status === 200 && read.body.messages.length > 0 ? read : undefined
+      })
       expect(answered).toBe(false)
       expect(detail.status).toBe(200)
       expect(detail.body.messages).toEqual([
