@@ -168,7 +168,16 @@ export const apiLayer = (options: ServerOptions, mode: { readonly serverless?: b
       MemoryHandlers.layer,
       PushHandlers.layer,
     ]),
-    Layer.provide([Authentication.layer, RateLimit.layer({ trustProxy: options.trustProxy }), mcpGrantsLayer(options)]),
+    // Merged, not only provided: the requests' context then holds every service the groups were
+    // built with, so the (patched) HttpApiBuilder hands each handler that context as it is rather
+    // than a copy of every service merged per request (patches/README.md).
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Authentication.layer,
+        RateLimit.layer({ trustProxy: options.trustProxy }),
+        mcpGrantsLayer(options),
+      ),
+    ),
   )
 
 /**
