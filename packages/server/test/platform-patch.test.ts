@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 // Our patch of @effect/platform (patches/README.md): a handler runs in the request's own context
 // when that context already holds every service its group was built with, instead of a merge of
 // the two made per request. What a handler can read must not change either way: these run both
-// paths, over a real socket, through the bundle's own HttpApiBuilder.
+// paths, over a real socket, through the patched package the server is bundled with.
 
 class GroupOnly extends Context.Tag("test/GroupOnly")<GroupOnly, { readonly name: string }>() {}
 class Shared extends Context.Tag("test/Shared")<Shared, { readonly name: string }>() {}
