@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Array as Arr, Effect, Option } from "effect"
 import { orStorageError } from "../../../storage/StorageError.js"
 import type { ActiveLog, Chunk, LedgerEntry, RecordKey } from "../ObservationStore.js"
 
@@ -30,12 +30,6 @@ const toChunk = (row: ChunkRow): Chunk => ({
 
 /** Ledger rows per INSERT (8 bound parameters each). */
 const ingestBatch = 100
-
-const chunked = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
-  const batches: Array<ReadonlyArray<A>> = []
-  for (let start = 0; start < items.length; start += size) batches.push(items.slice(start, start + size))
-  return batches
-}
 
 /** Most pending rows read at once: one observer call never needs more. */
 const pendingScanLimit = 2_000
@@ -75,7 +69,7 @@ export const make = Effect.gen(function* () {
       : entries.length <= ingestBatch
         ? insertLedger(key, entries)
         : sql.withTransaction(
-            Effect.reduce(chunked(entries, ingestBatch), 0, (added, batch) =>
+            Effect.reduce(Arr.chunksOf(entries, ingestBatch), 0, (added, batch) =>
               Effect.map(insertLedger(key, batch), (rows) => added + rows),
             ),
           )
